@@ -1,0 +1,408 @@
+package moat
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// Cmd is a command prepared or running in a [Sandbox]. It is used exactly
+// like [os/exec.Cmd]; the differences are noted on the fields. A Cmd cannot
+// be reused after Run, Output or CombinedOutput. Create it with
+// [Sandbox.Command]; the zero value is not usable.
+type Cmd struct {
+	// Path is the command to run. A relative path containing a slash is
+	// relative to Dir. Set by Sandbox.Command from the sandbox's PATH.
+	Path string
+
+	// Args holds the command line arguments, including the command as
+	// Args[0]. Empty means [Path].
+	Args []string
+
+	// Env holds NAME=VALUE entries applied over the sandbox's environment
+	// (see [Env]); nil adds nothing. LD_* and DYLD_* are always removed.
+	Env []string
+
+	// Dir is the working directory of the command. Empty means the
+	// sandbox's working directory; a relative path is relative to it.
+	Dir string
+
+	// Stdin, Stdout and Stderr are the command's standard streams, as in
+	// os/exec: nil means the null device; an *os.File is passed directly.
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+
+	// ExtraFiles are passed to the command as descriptors 3 and up. No
+	// other descriptor of the caller reaches the sandbox.
+	ExtraFiles []*os.File
+
+	// Cancel, when the Cmd was created with CommandContext, is called when
+	// the context is done; nil means the whole process tree is killed.
+	Cancel func() error
+
+	// WaitDelay bounds the wait for I/O after the command exits or the
+	// context is done, as in os/exec. Zero means no bound.
+	WaitDelay time.Duration
+
+	// Process is the sandbox's supervisor process once started. Signals
+	// sent to it reach the command's process group; killing it kills the
+	// whole sandboxed tree.
+	Process *os.Process
+
+	// ProcessState describes the supervisor after Wait. Its exit status
+	// mirrors the command's: the exit code, or 128+N after signal N.
+	ProcessState *os.ProcessState
+
+	// Setctty makes Stdin, which must then be a terminal (the slave side of
+	// a pty), the controlling terminal of the command, for interactive
+	// shells. False starts the command in a new session with no terminal,
+	// which is what keeps TIOCSTI-style injection away from the caller's.
+	Setctty bool
+
+	sb     *Sandbox
+	ctx    context.Context
+	inner  *exec.Cmd
+	launch launch
+
+	mu       sync.Mutex
+	reason   string
+	timer    *time.Timer
+	watchdog func()
+	started  bool
+	finished bool
+	done     chan struct{}
+}
+
+func (s *Sandbox) newCmd(ctx context.Context, name string, args []string) *Cmd {
+	c := &Cmd{
+		sb:   s,
+		ctx:  ctx,
+		Path: name,
+		Args: append([]string{name}, args...),
+		done: make(chan struct{}),
+	}
+	if ctx != nil {
+		c.inner = exec.CommandContext(ctx, "/proc/self/exe")
+	} else {
+		c.inner = exec.Command("/proc/self/exe")
+	}
+	return c
+}
+
+// String returns a human-readable description of c, for logs.
+func (c *Cmd) String() string {
+	var b bytes.Buffer
+	b.WriteString(c.Path)
+	for _, a := range c.Args[min(1, len(c.Args)):] {
+		b.WriteByte(' ')
+		b.WriteString(a)
+	}
+	return b.String()
+}
+
+// StdinPipe returns a pipe connected to the command's standard input, as in
+// os/exec.
+func (c *Cmd) StdinPipe() (io.WriteCloser, error) {
+	if c.Stdin != nil {
+		return nil, errors.New("moat: Stdin already set")
+	}
+	return c.inner.StdinPipe()
+}
+
+// StdoutPipe returns a pipe connected to the command's standard output, as
+// in os/exec: read it fully before calling Wait.
+func (c *Cmd) StdoutPipe() (io.ReadCloser, error) {
+	if c.Stdout != nil {
+		return nil, errors.New("moat: Stdout already set")
+	}
+	return c.inner.StdoutPipe()
+}
+
+// StderrPipe returns a pipe connected to the command's standard error, as in
+// os/exec: read it fully before calling Wait.
+func (c *Cmd) StderrPipe() (io.ReadCloser, error) {
+	if c.Stderr != nil {
+		return nil, errors.New("moat: Stderr already set")
+	}
+	return c.inner.StderrPipe()
+}
+
+// Run starts the command and waits for it to finish.
+func (c *Cmd) Run() error {
+	if err := c.Start(); err != nil {
+		return err
+	}
+	return c.Wait()
+}
+
+// Output runs the command and returns its standard output. If Stderr is nil,
+// a failing command's [*ExitError] carries part of its standard error.
+func (c *Cmd) Output() ([]byte, error) {
+	if c.Stdout != nil {
+		return nil, errors.New("moat: Stdout already set")
+	}
+	var stdout bytes.Buffer
+	c.Stdout = &stdout
+	var stderr *cappedBuffer
+	if c.Stderr == nil {
+		stderr = &cappedBuffer{max: 32 << 10}
+		c.Stderr = stderr
+	}
+	err := c.Run()
+	var ee *ExitError
+	if stderr != nil && errors.As(err, &ee) {
+		ee.Stderr = stderr.Bytes()
+	}
+	return stdout.Bytes(), err
+}
+
+// CombinedOutput runs the command and returns its standard output and
+// standard error together.
+func (c *Cmd) CombinedOutput() ([]byte, error) {
+	if c.Stdout != nil || c.Stderr != nil {
+		return nil, errors.New("moat: Stdout or Stderr already set")
+	}
+	var b syncBuffer
+	c.Stdout, c.Stderr = &b, &b
+	err := c.Run()
+	return b.Bytes(), err
+}
+
+// Start starts the command in the sandbox and returns once it runs; it does
+// not wait for it to finish. An executable that cannot be found gives an
+// error matching [exec.ErrNotFound]; one the sandbox may not execute, an
+// error matching [os.ErrPermission].
+func (c *Cmd) Start() error {
+	c.mu.Lock()
+	if c.started {
+		c.mu.Unlock()
+		return errors.New("moat: already started")
+	}
+	c.started = true
+	c.mu.Unlock()
+	if c.ctx != nil {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if err := c.sb.track(c); err != nil {
+		return err
+	}
+	if err := c.start(); err != nil {
+		c.sb.untrack(c)
+		close(c.done)
+		return err
+	}
+	return nil
+}
+
+func (c *Cmd) start() error {
+	env := commandEnv(c.sb.env, c.Env)
+	dir := c.sb.resolveDir(c.Dir)
+	path, err := c.sb.resolveExecutable(c.Path, dir, env)
+	if err != nil {
+		return err
+	}
+	args := c.Args
+	if len(args) == 0 {
+		args = []string{c.Path}
+	}
+	in := c.inner
+	in.Stdin, in.Stdout, in.Stderr = orNil(c.Stdin, in.Stdin), orNilW(c.Stdout, in.Stdout), orNilW(c.Stderr, in.Stderr)
+	in.WaitDelay = c.WaitDelay
+	if c.ctx != nil {
+		in.Cancel = func() error {
+			if c.Cancel != nil {
+				return c.Cancel()
+			}
+			c.killTree("")
+			return nil
+		}
+	}
+	l, err := c.sb.engine.prepare(&command{
+		path: path, args: args, env: env, dir: dir, extraFiles: c.ExtraFiles, pty: c.Setctty,
+	}, in)
+	if err != nil {
+		return err
+	}
+	if err := startOnSpawner(in); err != nil {
+		l.abort()
+		return errorf("start helper: %v", err)
+	}
+	c.Process = in.Process
+	c.mu.Lock()
+	c.launch = l
+	c.mu.Unlock()
+	if err := l.started(in.Process.Pid); err != nil {
+		_ = in.Process.Kill()
+		_ = in.Wait()
+		l.finished()
+		return err
+	}
+	c.armLimits()
+	return nil
+}
+
+// armLimits starts the wall-clock timer and the disk watchdog.
+func (c *Cmd) armLimits() {
+	lim := c.sb.cfg.Limits
+	if lim.Timeout > 0 {
+		c.timer = time.AfterFunc(lim.Timeout, func() { c.killTree("timeout after " + lim.Timeout.String()) })
+	}
+	c.watchdog = c.sb.watchDisk(func() { c.killTree("disk limit exceeded") })
+}
+
+// Wait waits for the command to exit and for its I/O to be copied. A
+// command that exits non-zero or is killed gives an [*ExitError].
+func (c *Cmd) Wait() error {
+	c.mu.Lock()
+	if !c.started || c.launch == nil {
+		c.mu.Unlock()
+		return errors.New("moat: not started")
+	}
+	if c.finished {
+		c.mu.Unlock()
+		return errors.New("moat: Wait was already called")
+	}
+	c.finished = true
+	c.mu.Unlock()
+
+	waitErr := c.inner.Wait()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	if c.watchdog != nil {
+		c.watchdog()
+	}
+	out := c.launch.finished()
+	c.ProcessState = c.inner.ProcessState
+	close(c.done)
+	c.sb.untrack(c)
+
+	c.mu.Lock()
+	reason := c.reason
+	c.mu.Unlock()
+	ee := &ExitError{ProcessState: c.ProcessState, reason: reason}
+	switch {
+	case out.exited && out.signal != 0:
+		ee.signal = out.signal
+	case out.exited:
+		ee.code = out.exit
+	case c.ProcessState != nil:
+		// The supervisor died without reporting: it was killed.
+		ee.signal = signalOf(c.ProcessState)
+		if ee.signal == 0 {
+			ee.code = c.ProcessState.ExitCode()
+		}
+	}
+	if ee.code != 0 || ee.signal != 0 {
+		return ee
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return waitErr // an I/O copy error, or WaitDelay expired
+	}
+	return nil
+}
+
+// killTree kills the command's whole process tree. reason, if not empty, is
+// recorded for the ExitError.
+func (c *Cmd) killTree(reason string) {
+	c.mu.Lock()
+	if reason != "" && c.reason == "" {
+		c.reason = reason
+	}
+	l := c.launch
+	c.mu.Unlock()
+	if l != nil {
+		l.kill()
+	}
+	if c.Process != nil {
+		_ = c.Process.Kill()
+	}
+}
+
+// awaitDeath waits up to a few seconds until the supervisor has exited,
+// without reaping it, so Close can remove the working directory.
+func (c *Cmd) awaitDeath() {
+	select {
+	case <-c.done:
+		return
+	default:
+	}
+	if c.Process == nil {
+		return
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if exited(c.Process.Pid) {
+			return
+		}
+		select {
+		case <-c.done:
+			return
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
+
+func orNil(r, fallback io.Reader) io.Reader {
+	if r != nil {
+		return r
+	}
+	return fallback
+}
+
+func orNilW(w, fallback io.Writer) io.Writer {
+	if w != nil {
+		return w
+	}
+	return fallback
+}
+
+// cappedBuffer keeps the first max bytes written to it.
+type cappedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := b.max - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (b *cappedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Bytes()
+}
+
+// syncBuffer is a bytes.Buffer safe for the two copying goroutines of
+// CombinedOutput when Stdout and Stderr are the same writer.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Bytes()
+}

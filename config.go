@@ -1,0 +1,158 @@
+package moat
+
+import "time"
+
+// Config is the policy of a [Sandbox]. The zero value is the strictest useful
+// policy: a fresh private working directory, system paths readable and
+// executable, no network, the default [Limits], and [Strict] enforcement.
+type Config struct {
+	// WorkDir is the sandbox's working directory, always readable and
+	// writable and never executable. Empty means a fresh directory with a
+	// random name and mode 0700 is created under the system temporary
+	// directory and removed by [Sandbox.Close]. A supplied directory must
+	// exist and is kept.
+	WorkDir string
+
+	// Grants lists paths outside the working directory and the system
+	// baseline that the sandbox may use. Nil means none. A grant whose path
+	// does not exist is an error from [New].
+	Grants []Grant
+
+	// Env is the environment that every command starts from. Its zero value
+	// passes only a small set of harmless host variables (see [Env]).
+	Env Env
+
+	// Limits bounds the resources of each command's process tree. The zero
+	// value applies the defaults described on [Limits].
+	Limits Limits
+
+	// Nice lowers the scheduling priority of the sandbox by that many steps,
+	// like nice -n. Valid values are 0 (unchanged) through 19.
+	Nice int
+
+	// IOPriority lowers the disk priority of the sandbox. The zero value
+	// leaves it unchanged.
+	IOPriority IOPriority
+
+	// Enforcement says what to do when the host cannot enforce part of the
+	// policy. The zero value, [Strict], makes that an error.
+	Enforcement Enforcement
+}
+
+// Env describes how a command's environment is built. The host environment is
+// never inherited wholesale: the environment is cleared and rebuilt, and LD_*
+// and DYLD_* variables are always removed.
+//
+// The zero value passes through TERM, LANG, LANGUAGE, TZ, COLORTERM and the
+// LC_* variables from the host, and sets PATH, HOME, TMPDIR, TMP, TEMP, USER,
+// LOGNAME and SHELL to sandbox values.
+type Env struct {
+	// Passthrough names host variables to copy into the sandbox when they
+	// are set on the host. Nil means only the defaults listed on [Env].
+	Passthrough []string
+
+	// Set holds explicit NAME=VALUE entries, applied after the passthrough
+	// variables and the sandbox's own values, so they override both.
+	Set []string
+}
+
+// Limits bounds the resources of a command's process tree. For each field,
+// zero means the default given on it and a negative value means no limit.
+//
+// Where moat runs as root and the host has cgroups, memory and process limits
+// hold for the whole process tree. Otherwise memory is bounded per process
+// and processes per sandbox through its own user namespace; [Sandbox.Report]
+// says which.
+type Limits struct {
+	// MemoryBytes bounds memory. The default is half of the host's physical
+	// memory. Per process it is RLIMIT_DATA, which counts memory that is
+	// actually writable, so large address-space reservations (Java, V8,
+	// sanitizers) keep working.
+	MemoryBytes int64
+
+	// CPUSeconds bounds the CPU time of each process (RLIMIT_CPU). The
+	// default is no limit.
+	CPUSeconds int64
+
+	// FileSizeBytes bounds the size of any file a process writes
+	// (RLIMIT_FSIZE). The default is 4 GiB.
+	FileSizeBytes int64
+
+	// Processes bounds the number of processes and threads of the sandbox.
+	// The default is 1024.
+	Processes int64
+
+	// OpenFiles bounds the open descriptors of each process (RLIMIT_NOFILE).
+	// The default is 1024, or the host's hard limit if that is lower.
+	OpenFiles int64
+
+	// DiskBytes bounds how much the working directory's file system may
+	// fill while a command runs; the command is killed past it. The default
+	// is half of the space free when the sandbox is created.
+	DiskBytes int64
+
+	// Timeout is the wall-clock limit of each command, after which its
+	// whole process tree is killed. Zero or negative means no limit.
+	Timeout time.Duration
+}
+
+// IOPriority is a disk scheduling priority. The zero value leaves the
+// priority unchanged.
+type IOPriority int
+
+const (
+	// IOPriorityDefault leaves the I/O priority unchanged.
+	IOPriorityDefault IOPriority = iota
+	// IOPriorityUtility is the lowest best-effort level: the sandbox yields
+	// disk bandwidth to normal work but still makes progress under load.
+	IOPriorityUtility
+	// IOPriorityBackground is the idle class: the sandbox gets disk time only
+	// when nobody else wants it.
+	IOPriorityBackground
+)
+
+// String returns "default", "utility" or "background".
+func (p IOPriority) String() string {
+	switch p {
+	case IOPriorityDefault:
+		return "default"
+	case IOPriorityUtility:
+		return "utility"
+	case IOPriorityBackground:
+		return "background"
+	}
+	return "IOPriority(" + itoa(int64(p)) + ")"
+}
+
+// ParseIOPriority parses "utility", "background" or "default".
+func ParseIOPriority(s string) (IOPriority, error) {
+	switch s {
+	case "default", "":
+		return IOPriorityDefault, nil
+	case "utility":
+		return IOPriorityUtility, nil
+	case "background":
+		return IOPriorityBackground, nil
+	}
+	return 0, errorf("io priority %q: want utility or background", s)
+}
+
+// Enforcement says what happens when the host cannot enforce part of a
+// policy. The zero value is [Strict].
+type Enforcement int
+
+const (
+	// Strict makes any restriction the host cannot enforce an error.
+	Strict Enforcement = iota
+	// BestEffort runs with whatever the host can enforce and lists the gaps
+	// in [Sandbox.Report].
+	BestEffort
+)
+
+// String returns "strict" or "best-effort".
+func (e Enforcement) String() string {
+	if e == BestEffort {
+		return "best-effort"
+	}
+	return "strict"
+}

@@ -1,0 +1,35 @@
+//go:build !linux
+
+package moat
+
+import (
+	"os/exec"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+type execCmd = *exec.Cmd
+
+type sigNum = syscall.Signal
+
+// newEngine reports that this platform's backend is not built yet.
+func newEngine(*Sandbox) (engine, error) {
+	return nil, &UnsupportedError{Missing: []string{runtime.GOOS + ": backend not implemented yet"}}
+}
+
+func startOnSpawner(proc *exec.Cmd) error { return proc.Start() }
+
+func signalOf(interface{ Sys() any }) syscall.Signal { return 0 }
+
+func defaultMemoryBytes() int64 { return 8 << 30 }
+
+func defaultOpenFiles() int64 { return DefaultOpenFiles }
+
+func exited(int) bool { return true }
+
+func freeBytes(string) (int64, error) { return 0, errUnsupportedOS }
+
+var errUnsupportedOS = &UnsupportedError{Missing: []string{runtime.GOOS + ": backend not implemented yet"}}
+
+const diskPollInterval = time.Second

@@ -1,0 +1,95 @@
+package moat
+
+import (
+	"os"
+	"os/user"
+	"strings"
+)
+
+// DefaultPath is the PATH of a sandboxed command unless PATH is passed
+// through or set.
+const DefaultPath = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+
+// defaultPassthrough are host variables that carry no secrets and that
+// terminals and locales need.
+var defaultPassthrough = []string{"TERM", "LANG", "LANGUAGE", "TZ", "COLORTERM", "NO_COLOR"}
+
+// baseEnv builds the environment every command of the sandbox starts from.
+func (s *Sandbox) baseEnv() []string {
+	wd := s.workDir
+	name := "sandbox"
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	env := []string{
+		"PATH=" + DefaultPath,
+		"HOME=" + wd,
+		"TMPDIR=" + wd, "TMP=" + wd, "TEMP=" + wd,
+		"USER=" + name, "LOGNAME=" + name,
+		"SHELL=/bin/sh",
+	}
+	pass := append(append([]string(nil), defaultPassthrough...), s.cfg.Env.Passthrough...)
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "LC_") || contains(pass, k) {
+			env = mergeEnv(env, kv)
+		}
+	}
+	for _, kv := range s.cfg.Env.Set {
+		env = mergeEnv(env, kv)
+	}
+	return env
+}
+
+// commandEnv applies a command's own entries over base and strips what must
+// never reach a sandbox.
+func commandEnv(base, extra []string) []string {
+	env := append([]string(nil), base...)
+	for _, kv := range extra {
+		env = mergeEnv(env, kv)
+	}
+	out := env[:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !forbiddenEnv(k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// forbiddenEnv reports variables that are stripped even when set
+// explicitly: dynamic-loader controls and moat's own helper marker.
+func forbiddenEnv(k string) bool {
+	return strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_") || k == "_MOAT_HELPER_ROLE" || k == ""
+}
+
+// mergeEnv sets kv in env, replacing an entry with the same name.
+func mergeEnv(env []string, kv string) []string {
+	k, _, _ := strings.Cut(kv, "=")
+	for i, e := range env {
+		if ek, _, _ := strings.Cut(e, "="); ek == k {
+			env[i] = kv
+			return env
+		}
+	}
+	return append(env, kv)
+}
+
+func lookupEnv(env []string, k string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if ek, v, _ := strings.Cut(env[i], "="); ek == k {
+			return v
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

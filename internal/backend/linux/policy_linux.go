@@ -1,0 +1,250 @@
+package linux
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// systemExec are the read+execute baseline: where programs and libraries
+// live. Missing ones are skipped.
+var systemExec = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"}
+
+// systemRead are readable but not executable.
+var systemRead = []string{
+	"/etc", "/proc",
+	"/sys/devices/system/cpu", "/sys/devices/system/node", "/sys/kernel/mm/transparent_hugepage",
+	"/sys/fs/cgroup",
+}
+
+// devFiles are the harmless devices, read+write with ioctl.
+var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// etcSecrets stay unreadable even to a sandbox running as root (whose
+// capabilities are dropped but who still owns these files).
+var etcSecrets = map[string]bool{
+	"shadow": true, "shadow-": true, "gshadow": true, "gshadow-": true,
+	"sudoers": true, "sudoers.d": true, "ssh": true, "ssl": false, "security": true,
+	"subuid": false, "krb5.keytab": true, "libvirt": true, "NetworkManager": true,
+	"wireguard": true, "ipsec.secrets": true, "ppp": true, "credstore": true, "credstore.encrypted": true,
+}
+
+func (e *Engine) buildBaseSpec() helperSpec {
+	p := e.policy
+	s := helperSpec{
+		WorkDir:      p.WorkDir,
+		ReadExec:     append([]string(nil), systemExec...),
+		DevFiles:     append([]string(nil), devFiles...),
+		NS:           e.ns,
+		LandlockABI:  e.host.LandlockABI,
+		DenyConnect:  !e.ns.Net,
+		Scope:        true,
+		AllowInetTCP: e.ns.Net || e.host.LandlockABI >= 4,
+		Nice:         p.Nice,
+		IOPriority:   p.IOPriority,
+		NoexecMounts: e.ns.Mount,
+	}
+	for _, r := range systemRead {
+		if r == "/etc" && e.host.Root && !e.ns.Mount {
+			s.ReadOnly = append(s.ReadOnly, etcWithoutSecrets()...)
+			continue
+		}
+		s.ReadOnly = append(s.ReadOnly, r)
+	}
+	if e.ns.Mount {
+		s.ReadOnly = append(s.ReadOnly, "/dev")
+		s.DevFiles = append(s.DevFiles, "/dev/pts", "/dev/ptmx")
+		s.ReadWrite = append(s.ReadWrite, "/dev/shm")
+		if e.host.Root {
+			for name, secret := range etcSecrets {
+				if secret {
+					s.MaskFiles = append(s.MaskFiles, "/etc/"+name)
+				}
+			}
+		}
+	}
+	for _, g := range p.Grants {
+		switch {
+		case g.Write && g.Exec:
+			s.WriteExec = append(s.WriteExec, g.Path)
+		case g.Write:
+			s.ReadWrite = append(s.ReadWrite, g.Path)
+		case g.Exec:
+			s.ReadExec = append(s.ReadExec, g.Path)
+		default:
+			s.ReadOnly = append(s.ReadOnly, g.Path)
+		}
+	}
+	s.Rlimits = e.rlimits()
+	return s
+}
+
+// etcWithoutSecrets lists /etc's entries except the secrets, for hosts where
+// no mount namespace can hide them.
+func etcWithoutSecrets() []string {
+	entries, err := os.ReadDir("/etc")
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(entries))
+	for _, ent := range entries {
+		if !etcSecrets[ent.Name()] {
+			out = append(out, filepath.Join("/etc", ent.Name()))
+		}
+	}
+	return out
+}
+
+func (e *Engine) rlimits() []rlimit {
+	l := e.policy.Limits
+	var out []rlimit
+	add := func(res int, v int64) {
+		if v > 0 {
+			out = append(out, rlimit{Resource: res, Value: uint64(v)})
+		}
+	}
+	add(unix.RLIMIT_DATA, l.MemoryBytes)
+	add(unix.RLIMIT_CPU, l.CPUSeconds)
+	add(unix.RLIMIT_FSIZE, l.FileSizeBytes)
+	add(unix.RLIMIT_NOFILE, l.OpenFiles)
+	switch {
+	case l.Processes <= 0:
+	case e.ns.User && !e.host.Root:
+		// Counted per user namespace: binds this sandbox only.
+		add(unix.RLIMIT_NPROC, l.Processes)
+	case !e.host.Root:
+		// Counted per user across the host: allow what the user already
+		// runs plus the sandbox's share.
+		add(unix.RLIMIT_NPROC, l.Processes+int64(countUserProcesses(os.Getuid())))
+	}
+	return out
+}
+
+// countUserProcesses counts the threads owned by uid, which RLIMIT_NPROC
+// counts.
+func countUserProcesses(uid int) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, ent := range entries {
+		if _, err := strconv.Atoi(ent.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + ent.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		var owner, threads int = -1, 1
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 2 && f[0] == "Uid:" {
+				owner, _ = strconv.Atoi(f[1])
+			}
+			if len(f) >= 2 && f[0] == "Threads:" {
+				threads, _ = strconv.Atoi(f[1])
+			}
+		}
+		if owner == uid {
+			n += threads
+		}
+	}
+	return n
+}
+
+// assess lists the layers and what strict enforcement lacks.
+func (e *Engine) assess() (layers []Layer, missing []string) {
+	h := e.host
+	ll := Layer{Name: "landlock", Active: h.LandlockABI >= 1}
+	if ll.Active {
+		ll.Detail = fmt.Sprintf("ABI %d: filesystem allow-list, working directory not executable", h.LandlockABI)
+	} else {
+		ll.Detail = h.LandlockReason
+		missing = append(missing, "landlock: "+h.LandlockReason)
+	}
+	layers = append(layers, ll)
+
+	net := Layer{Name: "network"}
+	switch {
+	case e.ns.Net:
+		net.Active, net.Detail = true, "network namespace with only lo"
+	case h.LandlockABI >= 4 && h.Seccomp:
+		net.Active, net.Detail = true, "Landlock denies TCP connect; seccomp denies UDP, raw, MPTCP and Fast Open"
+	case h.Seccomp:
+		net.Active, net.Detail = true, "seccomp denies every IP socket"
+	default:
+		net.Detail = "no network namespace, Landlock TCP rules or seccomp"
+		missing = append(missing, "network: "+net.Detail)
+	}
+	layers = append(layers, net)
+
+	scope := Layer{Name: "landlock-scope", Active: h.LandlockABI >= 6}
+	if scope.Active {
+		scope.Detail = "abstract Unix sockets and signals limited to the sandbox"
+	} else {
+		scope.Detail = "needs Landlock ABI 6"
+		e.gaps = append(e.gaps, "signals to host processes of the same user are not blocked by Landlock")
+	}
+	layers = append(layers, scope)
+
+	sc := Layer{Name: "seccomp", Active: h.Seccomp}
+	if sc.Active {
+		sc.Detail = "denies ptrace, bpf, io_uring, mount, namespaces, keyrings, TIOCSTI and foreign syscall ABIs"
+	} else {
+		sc.Detail = "kernel has no seccomp filters"
+		missing = append(missing, "seccomp: kernel has no seccomp filters")
+	}
+	layers = append(layers, sc)
+
+	ns := Layer{Name: "namespaces", Active: e.ns.User}
+	if ns.Active {
+		ns.Detail = "user, mount, pid, net, ipc, uts, cgroup; private /tmp, /run and /dev/shm; minimal /dev; noexec working directory"
+	} else {
+		ns.Detail = h.UserNSReason
+		e.gaps = append(e.gaps,
+			"no PID namespace: a descendant that leaves the process group can outlive a SIGKILL of moat",
+			"no mount namespace: host Unix sockets reachable by path (e.g. in /tmp) can be connected to",
+			"no mount namespace: a written file can still be mapped executable (dynamic loader)")
+	}
+	layers = append(layers, ns)
+
+	layers = append(layers,
+		Layer{Name: "no-new-privs", Active: true, Detail: "all capabilities dropped"},
+		Layer{Name: "rlimits", Active: true, Detail: e.rlimitDetail()},
+	)
+	cg := Layer{Name: "cgroup", Active: e.cg != nil}
+	if e.cg != nil {
+		var parts []string
+		for k, v := range e.cg.Enforced() {
+			parts = append(parts, k+" ("+v+")")
+		}
+		slices.Sort(parts)
+		cg.Detail = strings.Join(parts, ", ")
+	} else {
+		cg.Detail = "needs root or a delegated cgroup; memory is bounded per process"
+	}
+	layers = append(layers, cg)
+	for _, g := range e.gaps {
+		layers = append(layers, Layer{Name: "gap", Detail: g})
+	}
+	return layers, missing
+}
+
+func (e *Engine) rlimitDetail() string {
+	switch {
+	case e.ns.User && !e.host.Root:
+		return "per process; process count per sandbox (own user namespace)"
+	case e.host.Root && e.cg != nil:
+		return "per process; process count by cgroup"
+	case e.host.Root:
+		e.gaps = append(e.gaps, "running as root without cgroups: no process-count limit")
+		return "per process; no process-count limit for root without cgroups"
+	default:
+		e.gaps = append(e.gaps, "no user namespace: the process limit counts all of the user's processes")
+		return "per process; process count per user"
+	}
+}
+

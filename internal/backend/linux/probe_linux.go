@@ -1,0 +1,141 @@
+package linux
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// HostInfo is what this host offers the sandbox. The zero value describes a
+// host that offers nothing.
+type HostInfo struct {
+	// Kernel is the kernel release, e.g. "6.18.44".
+	Kernel string
+	// Arch is the machine architecture, e.g. "x86_64".
+	Arch string
+	// LandlockABI is the highest Landlock ABI, or 0 if Landlock is off.
+	LandlockABI int
+	// LandlockReason says why Landlock is unavailable, when it is.
+	LandlockReason string
+	// Seccomp reports whether seccomp filters can be installed.
+	Seccomp bool
+	// UserNS reports whether this process can create the sandbox's
+	// namespaces (user, mount, pid, net, ipc, uts) and set them up.
+	UserNS bool
+	// UserNSReason says why not, when UserNS is false.
+	UserNSReason string
+	// Root reports whether moat runs with euid 0.
+	Root bool
+}
+
+var (
+	probeOnce sync.Once
+	probed    HostInfo
+)
+
+// Probe inspects the host once per process and caches the answer. Checking
+// namespaces starts the helper once, which costs a few milliseconds.
+func Probe() HostInfo {
+	probeOnce.Do(func() { probed = probeHost() })
+	return probed
+}
+
+func probeHost() HostInfo {
+	var h HostInfo
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		h.Kernel = unix.ByteSliceToString(u.Release[:])
+		h.Arch = unix.ByteSliceToString(u.Machine[:])
+	}
+	h.Root = os.Geteuid() == 0
+	abi, err := ll.LandlockGetABIVersion()
+	switch {
+	case err != nil:
+		h.LandlockReason = fmt.Sprintf("landlock_create_ruleset: %v", err)
+	case abi < 1:
+		h.LandlockReason = "kernel reports no Landlock ABI"
+	default:
+		h.LandlockABI = abi
+	}
+	// PR_GET_SECCOMP answers 0 when filters are available and we are not
+	// yet filtered; EINVAL when the kernel lacks seccomp.
+	if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err == nil {
+		h.Seccomp = true
+	}
+	h.UserNS, h.UserNSReason = probeNamespaces()
+	return h
+}
+
+// probeNamespaces starts the helper in its "probe" role inside the full set
+// of namespaces and has it mount what a sandbox mounts.
+func probeNamespaces() (bool, string) {
+	self, err := os.Executable()
+	if err != nil {
+		return false, fmt.Sprintf("finding own executable: %v", err)
+	}
+	cmd := exec.Command(self)
+	cmd.Path = "/proc/self/exe"
+	cmd.Args = []string{"moat-helper-probe"}
+	cmd.Env = []string{HelperEnv + "=probe"}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = namespaceAttr()
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return false, msg
+	}
+	return true, ""
+}
+
+// namespaceFlags are the namespaces every sandbox gets when they work.
+const namespaceFlags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
+	syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP
+
+// namespaceAttr maps the caller's uid and gid to themselves in a new user
+// namespace and keeps, across the helper's execve, only the capabilities
+// the helper needs to build the sandbox; it drops them before the command.
+func namespaceAttr() *syscall.SysProcAttr {
+	uid, gid := os.Geteuid(), os.Getegid()
+	return &syscall.SysProcAttr{
+		Cloneflags:  namespaceFlags,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP},
+		Setpgid:     true,
+	}
+}
+
+// probeRole is the helper's "probe" role: mount what a sandbox mounts and
+// bring up lo, then exit 0; any failure is printed and exits 1.
+func probeRole() {
+	fail := func(what string, err error) {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", what, err)
+		os.Exit(1)
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		fail("make / private", err)
+	}
+	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755"); err != nil {
+		fail("mount tmpfs", err)
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		fail("mount proc", err)
+	}
+	if err := unix.Mount("devpts", "/tmp", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		fail("mount devpts", err)
+	}
+	if err := bringUpLoopback(); err != nil {
+		fail("network namespace", err)
+	}
+	os.Exit(0)
+}

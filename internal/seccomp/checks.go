@@ -1,0 +1,101 @@
+package seccomp
+
+import "golang.org/x/net/bpf"
+
+// Argument checks. Each block starts with the syscall's arguments unread and
+// ends with a jump whose both branches go to shared returns. All loads are of
+// the low 32 bits of an argument (see argLow and the package comment).
+
+// cloneNamespaces are the namespace flags refused to clone. CLONE_NEWTIME is
+// not among them: in clone's flags its bit belongs to the exit signal.
+const cloneNamespaces = cloneNewNS | cloneNewCgroup | cloneNewUTS | cloneNewIPC |
+	cloneNewUser | cloneNewPID | cloneNewNet
+
+// checkClone refuses clone with any namespace flag in arg0 (the flags on
+// both amd64 and arm64).
+func checkClone(a *asm, _ Options) {
+	a.load(argLow(0))
+	a.jump(bpf.JumpBitsSet, cloneNamespaces, toEPERM, toAllow)
+}
+
+// checkUnshare refuses unshare of any namespace, time included.
+func checkUnshare(a *asm, _ Options) {
+	a.load(argLow(0))
+	a.jump(bpf.JumpBitsSet, cloneNamespaces|cloneNewTime, toEPERM, toAllow)
+}
+
+// checkIoctl refuses the terminal ioctls that inject input into a tty:
+// TIOCSTI (fake typed characters) and TIOCLINUX (selection paste, and more).
+func checkIoctl(a *asm, _ Options) {
+	a.load(argLow(1))
+	a.jump(bpf.JumpEqual, tiocsti, toEPERM, "")
+	a.jump(bpf.JumpEqual, tioclinux, toEPERM, toAllow)
+}
+
+// checkSocket allows AF_UNIX sockets and, with opts.AllowInetStream, plain
+// TCP over IPv4 or IPv6 (type SOCK_STREAM with any of SOCK_NONBLOCK and
+// SOCK_CLOEXEC, protocol 0 or IPPROTO_TCP; not MPTCP). Everything else,
+// such as UDP, raw, netlink, packet and vsock sockets, is refused.
+func checkSocket(a *asm, opts Options) {
+	a.load(argLow(0))
+	if !opts.AllowInetStream {
+		a.jump(bpf.JumpEqual, afUnix, toAllow, toEPERM)
+		return
+	}
+	a.jump(bpf.JumpEqual, afUnix, toAllow, "")
+	a.jump(bpf.JumpEqual, afInet, "socket:inet", "")
+	a.jump(bpf.JumpEqual, afInet6, "", toEPERM)
+	a.label("socket:inet")
+	a.load(argLow(1))
+	a.and(sockTypeMask)
+	a.jump(bpf.JumpEqual, sockStream, "", toEPERM)
+	a.load(argLow(2))
+	a.jump(bpf.JumpEqual, 0, toAllow, "")
+	a.jump(bpf.JumpEqual, ipprotoTCP, toAllow, toEPERM)
+}
+
+// checkSocketpair allows only AF_UNIX pairs.
+func checkSocketpair(a *asm, _ Options) {
+	a.load(argLow(0))
+	a.jump(bpf.JumpEqual, afUnix, toAllow, toEPERM)
+}
+
+// checkSendFlags refuses MSG_FASTOPEN in the flags argument arg: a TCP Fast
+// Open send connects without the connect syscall, bypassing Landlock's
+// connect hook.
+func checkSendFlags(arg int) func(a *asm, _ Options) {
+	return func(a *asm, _ Options) {
+		a.load(argLow(arg))
+		a.jump(bpf.JumpBitsSet, msgFastopen, toEPERM, toAllow)
+	}
+}
+
+// checkSetsockopt refuses TCP_FASTOPEN_CONNECT at level IPPROTO_TCP (which
+// is also SOL_TCP), for the same reason as checkSendFlags.
+func checkSetsockopt(a *asm, _ Options) {
+	a.load(argLow(1))
+	a.jump(bpf.JumpEqual, ipprotoTCP, "", toAllow)
+	a.load(argLow(2))
+	a.jump(bpf.JumpEqual, tcpFastopenConnect, toEPERM, toAllow)
+}
+
+// checkMemfdCreate allows only memfds sealed against execution
+// (MFD_NOEXEC_SEAL). An executable memfd is a file the sandbox writes and
+// then runs (fexecve, /proc/self/fd/N) that neither Landlock nor a noexec
+// mount covers. Other calls get ENOSYS, which libraries take as an old
+// kernel and fall back to a temporary file, which the sandbox cannot run.
+func checkMemfdCreate(a *asm, _ Options) {
+	a.load(argLow(1))
+	a.jump(bpf.JumpBitsSet, mfdNoexecSeal, toAllow, toENOSYS)
+}
+
+// checkPersonality allows querying the execution domain and the common
+// Linux personalities, and refuses the rest, such as ADDR_NO_RANDOMIZE,
+// which would switch off address-space randomisation for what runs next.
+func checkPersonality(a *asm, _ Options) {
+	a.load(argLow(0))
+	for _, p := range []uint32{perQuery, perLinux, perLinux32, perUname26} {
+		a.jump(bpf.JumpEqual, p, toAllow, "")
+	}
+	a.jump(bpf.JumpEqual, perUname26|perLinux32, toAllow, toEPERM)
+}

@@ -1,0 +1,93 @@
+package moat
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+var errPermission = fs.ErrPermission
+
+// commandError is a command that cannot be found or may not be executed in
+// the sandbox. It matches exec.ErrNotFound or fs.ErrPermission.
+type commandError struct {
+	msg  string
+	kind error
+}
+
+func (e *commandError) Error() string { return "moat: " + e.msg }
+func (e *commandError) Unwrap() error { return e.kind }
+
+// resolveDir returns the command's working directory: the sandbox's working
+// directory, or dir relative to it.
+func (s *Sandbox) resolveDir(dir string) string {
+	if dir == "" {
+		return s.workDir
+	}
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir)
+	}
+	return filepath.Join(s.workDir, dir)
+}
+
+// resolveExecutable finds name as the sandbox would, with the sandbox's
+// PATH, and checks that the file it finally names lies where the sandbox may
+// execute. Failing here gives a clear error instead of a bare EACCES from
+// inside the sandbox.
+func (s *Sandbox) resolveExecutable(name, dir string, env []string) (string, error) {
+	if name == "" {
+		return "", &commandError{msg: "empty command", kind: exec.ErrNotFound}
+	}
+	path := name
+	if !strings.Contains(name, "/") {
+		found, err := lookPath(name, lookupEnv(env, "PATH"))
+		if err != nil {
+			return "", &commandError{msg: name + ": command not found in the sandbox's PATH", kind: exec.ErrNotFound}
+		}
+		path = found
+	} else if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", &commandError{msg: name + ": no such file", kind: exec.ErrNotFound}
+	}
+	fi, err := os.Stat(real)
+	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return "", &commandError{msg: name + ": not an executable file", kind: errPermission}
+	}
+	if !under(real, s.engine.execRoots()) {
+		return "", &commandError{
+			msg:  name + ": " + real + " is not in an executable location of the sandbox (grant it with EXEC)",
+			kind: errPermission,
+		}
+	}
+	return path, nil
+}
+
+// lookPath searches pathEnv for an executable regular file called name.
+func lookPath(name, pathEnv string) (string, error) {
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue // relative PATH entries are a classic trap; ignore them
+		}
+		p := filepath.Join(dir, name)
+		fi, err := os.Stat(p)
+		if err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+// under reports whether path is one of roots or beneath one.
+func under(path string, roots []string) bool {
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, strings.TrimSuffix(r, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,141 @@
+package moat
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"sync"
+)
+
+// Sandbox is a policy, a working directory and the processes running under
+// them. Create one with [New] and release it with [Sandbox.Close]. Its
+// methods are safe for concurrent use. The zero value is not usable.
+type Sandbox struct {
+	cfg     Config
+	id      string
+	workDir string
+	autoDir bool
+	env     []string
+	engine  engine
+	// diskLimitBytes is the resolved Limits.DiskBytes; 0 means none.
+	diskLimitBytes int64
+
+	mu      sync.Mutex
+	closed  bool
+	running map[*Cmd]struct{}
+}
+
+// New checks cfg, creates the working directory if needed, and decides how
+// the policy is enforced on this host. Under [Strict] enforcement it returns
+// an [*UnsupportedError] if the host cannot enforce the policy.
+func New(cfg Config) (*Sandbox, error) {
+	cfg, err := normalize(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sandbox{cfg: cfg, id: randomID(), running: make(map[*Cmd]struct{})}
+	if err := s.prepareWorkDir(); err != nil {
+		return nil, err
+	}
+	eng, err := newEngine(s)
+	if err != nil {
+		s.removeWorkDir()
+		return nil, err
+	}
+	if missing := eng.missing(); len(missing) > 0 && cfg.Enforcement == Strict {
+		eng.close()
+		s.removeWorkDir()
+		return nil, &UnsupportedError{Missing: missing}
+	}
+	s.engine = eng
+	s.env = s.baseEnv()
+	s.diskLimitBytes = s.diskLimit()
+	return s, nil
+}
+
+// WorkDir returns the absolute path of the sandbox's working directory.
+func (s *Sandbox) WorkDir() string { return s.workDir }
+
+// Report says which layers are enforced for this sandbox on this host.
+func (s *Sandbox) Report() Report {
+	r := s.engine.report()
+	r.Enforcement = s.cfg.Enforcement
+	return r
+}
+
+// Command returns a [Cmd] that runs name with args in the sandbox. As with
+// [os/exec.Command], a name without a slash is looked up in PATH, here the
+// sandbox's PATH.
+func (s *Sandbox) Command(name string, args ...string) *Cmd {
+	return s.newCmd(nil, name, args)
+}
+
+// CommandContext is like [Sandbox.Command] but kills the command's whole
+// process tree (or calls Cmd.Cancel) when ctx is done before it exits.
+func (s *Sandbox) CommandContext(ctx context.Context, name string, args ...string) *Cmd {
+	if ctx == nil {
+		panic("moat: nil Context")
+	}
+	return s.newCmd(ctx, name, args)
+}
+
+// Close kills every process of the sandbox and removes the working
+// directory if [New] created it. It is idempotent: later calls return nil.
+func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	cmds := make([]*Cmd, 0, len(s.running))
+	for c := range s.running {
+		cmds = append(cmds, c)
+	}
+	s.mu.Unlock()
+
+	for _, c := range cmds {
+		c.killTree("sandbox closed")
+	}
+	for _, c := range cmds {
+		c.awaitDeath()
+	}
+	err := s.engine.close()
+	if rmErr := s.removeWorkDir(); err == nil {
+		err = rmErr
+	}
+	return err
+}
+
+func (s *Sandbox) track(c *Cmd) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.running[c] = struct{}{}
+	return nil
+}
+
+func (s *Sandbox) untrack(c *Cmd) {
+	s.mu.Lock()
+	delete(s.running, c)
+	s.mu.Unlock()
+}
+
+func randomID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (s *Sandbox) removeWorkDir() error {
+	if !s.autoDir || s.workDir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(s.workDir); err != nil {
+		return errorf("workdir %q: %v", s.workDir, err)
+	}
+	return nil
+}
