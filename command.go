@@ -70,6 +70,11 @@ type Cmd struct {
 	inner  *exec.Cmd
 	launch launch
 
+	// Pipes made by the *Pipe methods: the sandbox's ends are closed once
+	// the command started, ours once it was waited for, as in os/exec.
+	closeAfterStart []io.Closer
+	closeAfterWait  []io.Closer
+
 	mu       sync.Mutex
 	reason   string
 	timer    *time.Timer
@@ -80,19 +85,13 @@ type Cmd struct {
 }
 
 func (s *Sandbox) newCmd(ctx context.Context, name string, args []string) *Cmd {
-	c := &Cmd{
+	return &Cmd{
 		sb:   s,
 		ctx:  ctx,
 		Path: name,
 		Args: append([]string{name}, args...),
 		done: make(chan struct{}),
 	}
-	if ctx != nil {
-		c.inner = exec.CommandContext(ctx, "/proc/self/exe")
-	} else {
-		c.inner = exec.Command("/proc/self/exe")
-	}
-	return c
 }
 
 // String returns a human-readable description of c, for logs.
@@ -107,12 +106,23 @@ func (c *Cmd) String() string {
 }
 
 // StdinPipe returns a pipe connected to the command's standard input, as in
-// os/exec.
+// os/exec. Closing it, or Wait, ends the input.
 func (c *Cmd) StdinPipe() (io.WriteCloser, error) {
 	if c.Stdin != nil {
 		return nil, errors.New("moat: Stdin already set")
 	}
-	return c.inner.StdinPipe()
+	if c.Process != nil {
+		return nil, errors.New("moat: StdinPipe after process started")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	c.Stdin = r
+	c.closeAfterStart = append(c.closeAfterStart, r)
+	wc := &closeOnce{File: w}
+	c.closeAfterWait = append(c.closeAfterWait, wc)
+	return wc, nil
 }
 
 // StdoutPipe returns a pipe connected to the command's standard output, as
@@ -121,7 +131,7 @@ func (c *Cmd) StdoutPipe() (io.ReadCloser, error) {
 	if c.Stdout != nil {
 		return nil, errors.New("moat: Stdout already set")
 	}
-	return c.inner.StdoutPipe()
+	return c.outputPipe(&c.Stdout)
 }
 
 // StderrPipe returns a pipe connected to the command's standard error, as in
@@ -130,7 +140,40 @@ func (c *Cmd) StderrPipe() (io.ReadCloser, error) {
 	if c.Stderr != nil {
 		return nil, errors.New("moat: Stderr already set")
 	}
-	return c.inner.StderrPipe()
+	return c.outputPipe(&c.Stderr)
+}
+
+func (c *Cmd) outputPipe(dst *io.Writer) (io.ReadCloser, error) {
+	if c.Process != nil {
+		return nil, errors.New("moat: pipe requested after process started")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	*dst = w
+	c.closeAfterStart = append(c.closeAfterStart, w)
+	c.closeAfterWait = append(c.closeAfterWait, r)
+	return r, nil
+}
+
+// closeOnce makes a second Close of StdinPipe's writer harmless, as in
+// os/exec.
+type closeOnce struct {
+	*os.File
+	once sync.Once
+	err  error
+}
+
+func (c *closeOnce) Close() error {
+	c.once.Do(func() { c.err = c.File.Close() })
+	return c.err
+}
+
+func closeAll(cs []io.Closer) {
+	for _, c := range cs {
+		c.Close()
+	}
 }
 
 // Run starts the command and waits for it to finish.
@@ -194,7 +237,10 @@ func (c *Cmd) Start() error {
 	if err := c.sb.track(c); err != nil {
 		return err
 	}
-	if err := c.start(); err != nil {
+	err := c.start()
+	closeAll(c.closeAfterStart)
+	if err != nil {
+		closeAll(c.closeAfterWait)
 		c.sb.untrack(c)
 		close(c.done)
 		return err
@@ -213,8 +259,31 @@ func (c *Cmd) start() error {
 	if len(args) == 0 {
 		args = []string{c.Path}
 	}
-	in := c.inner
-	in.Stdin, in.Stdout, in.Stderr = orNil(c.Stdin, in.Stdin), orNilW(c.Stdout, in.Stdout), orNilW(c.Stderr, in.Stderr)
+	cmd := &command{path: path, args: args, env: env, dir: dir, extraFiles: c.ExtraFiles, pty: c.Setctty}
+	err = c.launchHelper(cmd)
+	if errors.Is(err, errNamespaces) {
+		// The host refused the namespaces after all: the engine has
+		// switched them off and reports it; run this command without.
+		err = c.launchHelper(cmd)
+	}
+	if err != nil {
+		return err
+	}
+	c.armLimits()
+	return nil
+}
+
+// launchHelper starts the platform's helper for cmd, with a fresh
+// exec.Cmd each time, so a failed attempt can be retried.
+func (c *Cmd) launchHelper(cmd *command) error {
+	var in *exec.Cmd
+	if c.ctx != nil {
+		in = exec.CommandContext(c.ctx, "/proc/self/exe")
+	} else {
+		in = exec.Command("/proc/self/exe")
+	}
+	c.inner = in
+	in.Stdin, in.Stdout, in.Stderr = c.Stdin, c.Stdout, c.Stderr
 	in.WaitDelay = c.WaitDelay
 	if c.ctx != nil {
 		in.Cancel = func() error {
@@ -225,14 +294,15 @@ func (c *Cmd) start() error {
 			return nil
 		}
 	}
-	l, err := c.sb.engine.prepare(&command{
-		path: path, args: args, env: env, dir: dir, extraFiles: c.ExtraFiles, pty: c.Setctty,
-	}, in)
+	l, err := c.sb.engine.prepare(cmd, in)
 	if err != nil {
 		return err
 	}
 	if err := startOnSpawner(in); err != nil {
 		l.abort()
+		if c.sb.engine.namespaceFailure(err) {
+			return errNamespaces
+		}
 		return errorf("start helper: %v", err)
 	}
 	c.Process = in.Process
@@ -243,9 +313,12 @@ func (c *Cmd) start() error {
 		_ = in.Process.Kill()
 		_ = in.Wait()
 		l.finished()
+		c.Process = nil
+		if c.sb.engine.namespaceFailure(err) {
+			return errNamespaces
+		}
 		return err
 	}
-	c.armLimits()
 	return nil
 }
 
@@ -274,6 +347,7 @@ func (c *Cmd) Wait() error {
 	c.mu.Unlock()
 
 	waitErr := c.inner.Wait()
+	closeAll(c.closeAfterWait)
 	if c.timer != nil {
 		c.timer.Stop()
 	}
@@ -350,20 +424,6 @@ func (c *Cmd) awaitDeath() {
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
-}
-
-func orNil(r, fallback io.Reader) io.Reader {
-	if r != nil {
-		return r
-	}
-	return fallback
-}
-
-func orNilW(w, fallback io.Writer) io.Writer {
-	if w != nil {
-		return w
-	}
-	return fallback
 }
 
 // cappedBuffer keeps the first max bytes written to it.

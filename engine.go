@@ -1,6 +1,9 @@
 package moat
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
 // engine is the platform's enforcement of one sandbox's policy.
 type engine interface {
@@ -15,7 +18,14 @@ type engine interface {
 	close() error
 	// execRoots are the paths under which the sandbox may execute files.
 	execRoots() []string
+	// namespaceFailure reports whether err, from starting a helper, means
+	// the host refused the namespaces; if so the engine has stopped using
+	// them and a retry runs without.
+	namespaceFailure(err error) bool
 }
+
+// errNamespaces asks Cmd.start to retry without namespaces.
+var errNamespaces = errors.New("moat: namespaces refused by the host")
 
 // launch is one started command on the platform side.
 type launch interface {

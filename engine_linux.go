@@ -1,6 +1,7 @@
 package moat
 
 import (
+	"errors"
 	"os/exec"
 	"runtime"
 	"syscall"
@@ -125,9 +126,17 @@ func startError(err error) error {
 	}
 	switch se.Code {
 	case 127:
-		return &commandError{msg: se.Msg, kind: exec.ErrNotFound}
+		return &commandError{msg: se.Msg, kind: exec.ErrNotFound, cause: se}
 	case 126:
-		return &commandError{msg: se.Msg, kind: errPermission}
+		return &commandError{msg: se.Msg, kind: errPermission, cause: se}
 	}
-	return errorf("%s", se.Msg)
+	return &commandError{msg: se.Msg, cause: se}
+}
+
+func (l *linuxEngine) namespaceFailure(err error) bool {
+	var ce *commandError
+	if errors.As(err, &ce) {
+		err = ce.cause
+	}
+	return l.e.NamespaceFailure(err)
 }

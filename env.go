@@ -2,7 +2,6 @@ package moat
 
 import (
 	"os"
-	"os/user"
 	"strings"
 )
 
@@ -17,10 +16,7 @@ var defaultPassthrough = []string{"TERM", "LANG", "LANGUAGE", "TZ", "COLORTERM",
 // baseEnv builds the environment every command of the sandbox starts from.
 func (s *Sandbox) baseEnv() []string {
 	wd := s.workDir
-	name := "sandbox"
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
+	name := currentUserName()
 	env := []string{
 		"PATH=" + DefaultPath,
 		"HOME=" + wd,

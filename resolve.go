@@ -13,8 +13,9 @@ var errPermission = fs.ErrPermission
 // commandError is a command that cannot be found or may not be executed in
 // the sandbox. It matches exec.ErrNotFound or fs.ErrPermission.
 type commandError struct {
-	msg  string
-	kind error
+	msg   string
+	kind  error // exec.ErrNotFound, fs.ErrPermission, or nil
+	cause error // the platform's own error, if any
 }
 
 func (e *commandError) Error() string { return "moat: " + e.msg }

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/moat-sandbox/moat/internal/cgroup"
 )
@@ -52,28 +54,70 @@ type Engine struct {
 	missing []string
 	base    helperSpec
 	gaps    []string
+	mu      sync.Mutex // guards ns, base, layers, missing, gaps
 }
 
 // New decides how Policy p is enforced on this host. Missing lists what
 // strict enforcement would need and the host lacks; the caller decides.
 func New(p Policy) (*Engine, error) {
 	e := &Engine{policy: p, host: Probe()}
-	if e.host.UserNS {
-		e.ns = namespaces{User: true, Mount: true, PID: true, Net: true, IPC: true, UTS: true, Cgroup: true}
-	}
 	if err := e.setupCgroup(); err != nil {
 		return nil, err
 	}
-	e.base = e.buildBaseSpec()
-	e.layers, e.missing = e.assess()
+	e.configure(e.host.UserNS)
 	return e, nil
 }
 
+// configure decides the spec and the report, with or without namespaces.
+func (e *Engine) configure(withNamespaces bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ns = namespaces{}
+	if withNamespaces {
+		e.ns = namespaces{User: true, Mount: true, PID: true, Net: true, IPC: true, UTS: true, Cgroup: true}
+	}
+	e.gaps = nil
+	e.base = e.buildBaseSpec()
+	e.layers, e.missing = e.assess()
+}
+
+// NamespaceFailure reports whether err, from starting a helper, shows that
+// the host refuses the namespaces. If so, it records that for the whole
+// process and reconfigures this engine without them; the caller retries.
+func (e *Engine) NamespaceFailure(err error) bool {
+	e.mu.Lock()
+	usingNS := e.ns.User
+	e.mu.Unlock()
+	if !usingNS {
+		return false
+	}
+	var se *StartError
+	var errno syscall.Errno
+	switch {
+	case errors.As(err, &se) && se.Namespaces:
+	case errors.As(err, &errno) && (errno == syscall.EPERM || errno == syscall.EINVAL ||
+		errno == syscall.ENOSPC || errno == syscall.EUSERS || errno == syscall.EACCES):
+	default:
+		return false
+	}
+	markNamespacesUnavailable(err.Error())
+	e.configure(false)
+	return true
+}
+
 // Missing lists the restrictions the host cannot enforce for this policy.
-func (e *Engine) Missing() []string { return e.missing }
+func (e *Engine) Missing() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.missing
+}
 
 // Layers lists every layer and whether it is active.
-func (e *Engine) Layers() []Layer { return e.layers }
+func (e *Engine) Layers() []Layer {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.layers
+}
 
 // Host returns what the host offers.
 func (e *Engine) Host() HostInfo { return e.host }
@@ -133,6 +177,7 @@ type Launch struct {
 	statusR *os.File
 	statusW *os.File
 	status  *bufio.Reader
+	pidNS   bool
 	Pid     int // the command's pid inside the sandbox
 }
 
@@ -141,6 +186,8 @@ type Launch struct {
 type StartError struct {
 	Code int
 	Msg  string
+	// Namespaces marks a failure to set up the namespaces.
+	Namespaces bool
 }
 
 func (e *StartError) Error() string { return e.Msg }
@@ -155,7 +202,10 @@ type Outcome struct {
 // Prepare configures proc to run the helper for c. The caller sets stdio,
 // starts proc, then calls Started.
 func (e *Engine) Prepare(c *Command, proc *exec.Cmd) (*Launch, error) {
-	l := &Launch{engine: e, spec: e.base}
+	e.mu.Lock()
+	l := &Launch{engine: e, spec: e.base, pidNS: e.ns.PID}
+	useNS := e.ns.User
+	e.mu.Unlock()
 	l.spec.Path, l.spec.Args, l.spec.Env, l.spec.Dir = c.Path, c.Args, c.Env, c.Dir
 	l.spec.ExtraFiles = len(c.ExtraFiles)
 	l.spec.Pty = c.Pty
@@ -173,7 +223,7 @@ func (e *Engine) Prepare(c *Command, proc *exec.Cmd) (*Launch, error) {
 	proc.Env = []string{HelperEnv + "=run"}
 	proc.ExtraFiles = append([]*os.File{l.specR, l.statusW}, c.ExtraFiles...)
 	attr := &syscall.SysProcAttr{Setpgid: true}
-	if e.ns.User {
+	if useNS {
 		attr = namespaceAttr()
 	}
 	if e.cg != nil && e.cg.V2FD() >= 0 {
@@ -181,6 +231,9 @@ func (e *Engine) Prepare(c *Command, proc *exec.Cmd) (*Launch, error) {
 		attr.CgroupFD = e.cg.V2FD()
 	}
 	proc.SysProcAttr = attr
+	if os.Getenv(TraceEnv) == "1" {
+		l.spec.TraceStart = time.Now().UnixNano()
+	}
 	return l, nil
 }
 
@@ -203,7 +256,7 @@ func (l *Launch) Started(helperPid int) error {
 		return &StartError{Code: 125, Msg: "helper exited before the command started"}
 	}
 	if st.Error != "" {
-		return &StartError{Code: st.Code, Msg: st.Error}
+		return &StartError{Code: st.Code, Msg: st.Error, Namespaces: st.Namespaces}
 	}
 	l.Pid = st.Pid
 	return nil
@@ -252,7 +305,7 @@ func (l *Launch) closeAll() {
 // reaches the processes that stayed in the group even if the helper is
 // already dead; with one, killing the helper (PID 1) ends them all.
 func (l *Launch) Kill() {
-	if !l.engine.ns.PID && l.Pid > 0 {
+	if !l.pidNS && l.Pid > 0 {
 		_ = syscall.Kill(-l.Pid, syscall.SIGKILL)
 	}
 }

@@ -57,20 +57,17 @@ func HelperMain(role string) {
 }
 
 type helper struct {
+	trace  *tracer
 	spec   *helperSpec
 	status *os.File
 	sigs   chan os.Signal
 	pid    int
 }
 
-// setupError is a failure before the command runs; code is the exit status
-// reported for it (125, or 126/127 for exec failures).
-type setupError struct {
-	code int
-	err  error
-}
+// nsError is a failure to set up the namespaces.
+type nsError struct{ err error }
 
-func (e *setupError) Error() string { return e.err.Error() }
+func (e *nsError) Error() string { return e.err.Error() }
 
 func (h *helper) report(s status) {
 	b, _ := json.Marshal(s)
@@ -88,12 +85,15 @@ func (h *helper) run(specFile *os.File) int {
 		return h.fail(125, err)
 	}
 	h.spec = spec
+	h.trace = newTracer(spec.TraceStart)
+	h.trace.mark("clone+exec+runtime")
 	go h.watchLifeline(specFile)
 
 	if err := h.setup(); err != nil {
-		var se *setupError
-		if errors.As(err, &se) {
-			return h.fail(se.code, se.err)
+		var ne *nsError
+		if errors.As(err, &ne) {
+			h.report(status{Error: err.Error(), Code: 125, Namespaces: true})
+			return 125
 		}
 		return h.fail(125, err)
 	}
@@ -102,6 +102,8 @@ func (h *helper) run(specFile *os.File) int {
 		return h.fail(execFailureCode(err), fmt.Errorf("%s: %w", spec.Path, err))
 	}
 	h.pid = pid
+	h.trace.mark("fork+exec command")
+	h.trace.print()
 	h.report(status{Pid: pid})
 	go h.forwardSignals()
 	return h.supervise()
@@ -121,17 +123,18 @@ func (h *helper) setup() error {
 	s := h.spec
 	if s.NS.Mount {
 		if err := setupMounts(s); err != nil {
-			return fmt.Errorf("mount namespace: %w", err)
+			return &nsError{fmt.Errorf("mount namespace: %w", err)}
 		}
+		h.trace.mark("mounts")
 	}
 	if s.NS.Net {
 		if err := bringUpLoopback(); err != nil {
-			return fmt.Errorf("network namespace: %w", err)
+			return &nsError{fmt.Errorf("network namespace: %w", err)}
 		}
 	}
 	if s.NS.UTS {
 		if err := unix.Sethostname([]byte("moat")); err != nil {
-			return fmt.Errorf("sethostname: %w", err)
+			return &nsError{fmt.Errorf("sethostname: %w", err)}
 		}
 	}
 	if !s.NS.PID {
@@ -141,27 +144,34 @@ func (h *helper) setup() error {
 			return fmt.Errorf("subreaper: %w", err)
 		}
 	}
+	h.trace.mark("netns+uts")
 	ruleset, err := buildRuleset(s)
 	if err != nil {
 		return err
 	}
 	defer ruleset.close()
+	h.trace.mark("landlock-rules")
 	if err := applyRlimits(s.Rlimits); err != nil {
 		return err
 	}
 	if err := applyPriority(s.Nice, s.IOPriority); err != nil {
 		return err
 	}
+	h.trace.mark("rlimits+priority")
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
+	h.trace.mark("caps+nnp")
 	if err := ruleset.restrictThread(); err != nil {
 		return err
 	}
-	return installSeccomp(s.AllowInetTCP)
+	h.trace.mark("landlock-restrict")
+	err = installSeccomp(s.AllowInetTCP)
+	h.trace.mark("seccomp")
+	return err
 }
 
 // startCommand forks the command from the locked, restricted thread, so it

@@ -5,31 +5,30 @@ import (
 	"fmt"
 	"strconv"
 
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
 // Landlock access rights grouped the way moat grants them.
 const (
-	fsRead     = ll.AccessFSReadFile | ll.AccessFSReadDir
-	fsReadExec = fsRead | ll.AccessFSExecute
+	fsRead     = unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
+	fsReadExec = fsRead | unix.LANDLOCK_ACCESS_FS_EXECUTE
 	// fsFileOnly is what a rule on a non-directory may carry.
-	fsFileOnly = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile |
-		ll.AccessFSTruncate | ll.AccessFSIoctlDev
-	fsDevice = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev
+	fsFileOnly = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE |
+		unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+	fsDevice = unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 )
 
 // handledFS returns every filesystem right the given Landlock ABI knows.
 func handledFS(abi int) uint64 {
-	var a uint64 = 1<<13 - 1 // ABI 1: execute .. make_sym
+	var a uint64 = unix.LANDLOCK_ACCESS_FS_MAKE_SYM<<1 - 1 // ABI 1: execute .. make_sym
 	if abi >= 2 {
-		a |= ll.AccessFSRefer
+		a |= unix.LANDLOCK_ACCESS_FS_REFER
 	}
 	if abi >= 3 {
-		a |= ll.AccessFSTruncate
+		a |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
 	}
 	if abi >= 5 {
-		a |= ll.AccessFSIoctlDev
+		a |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 	}
 	return a
 }
@@ -48,18 +47,18 @@ func buildRuleset(s *helperSpec) (*ruleset, error) {
 	if s.LandlockABI < 1 {
 		return &ruleset{fd: -1}, nil
 	}
-	attr := ll.RulesetAttr{HandledAccessFS: handledFS(s.LandlockABI)}
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: handledFS(s.LandlockABI)}
 	if s.DenyConnect && s.LandlockABI >= 4 {
-		attr.HandledAccessNet = ll.AccessNetConnectTCP
+		attr.Handled_access_net = unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
 	}
 	if s.Scope && s.LandlockABI >= 6 {
-		attr.Scoped = ll.ScopeAbstractUnixSocket | ll.ScopeSignal
+		attr.Scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
 	}
-	fd, err := ll.LandlockCreateRuleset(&attr, 0)
+	fd, err := landlockCreateRuleset(&attr)
 	if err != nil {
 		return nil, fmt.Errorf("landlock_create_ruleset: %w", err)
 	}
-	rs := &ruleset{fd: fd, handled: attr.HandledAccessFS}
+	rs := &ruleset{fd: fd, handled: attr.Handled_access_fs}
 	add := func(paths []string, access uint64, mustExist bool) error {
 		for _, p := range paths {
 			if err := rs.addPath(p, access); err != nil {
@@ -71,7 +70,7 @@ func buildRuleset(s *helperSpec) (*ruleset, error) {
 		}
 		return nil
 	}
-	all := attr.HandledAccessFS
+	all := attr.Handled_access_fs
 	steps := []struct {
 		paths     []string
 		access    uint64
@@ -80,8 +79,8 @@ func buildRuleset(s *helperSpec) (*ruleset, error) {
 		{s.ReadExec, fsReadExec, false},
 		{s.ReadOnly, fsRead, false},
 		{s.DevFiles, fsDevice, false},
-		{[]string{s.WorkDir}, all &^ ll.AccessFSExecute, true},
-		{s.ReadWrite, all &^ ll.AccessFSExecute, true},
+		{[]string{s.WorkDir}, all &^ unix.LANDLOCK_ACCESS_FS_EXECUTE, true},
+		{s.ReadWrite, all &^ unix.LANDLOCK_ACCESS_FS_EXECUTE, true},
 		{s.WriteExec, all, true},
 		{terminalFDs(), fsDevice, false},
 	}
@@ -127,8 +126,8 @@ func (rs *ruleset) addPath(path string, access uint64) error {
 	if access == 0 {
 		return nil
 	}
-	attr := ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: access}
-	if err := ll.LandlockAddPathBeneathRule(rs.fd, &attr, 0); err != nil {
+	attr := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(fd)}
+	if err := landlockAddPathRule(rs.fd, &attr); err != nil {
 		return fmt.Errorf("landlock rule %q: %w", path, err)
 	}
 	return nil
@@ -140,7 +139,7 @@ func (rs *ruleset) restrictThread() error {
 	if rs.fd < 0 {
 		return nil
 	}
-	if err := ll.LandlockRestrictSelf(rs.fd, 0); err != nil {
+	if err := landlockRestrictThread(rs.fd); err != nil {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
 	return nil

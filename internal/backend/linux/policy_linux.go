@@ -247,4 +247,3 @@ func (e *Engine) rlimitDetail() string {
 		return "per process; process count per user"
 	}
 }
-

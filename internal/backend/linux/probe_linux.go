@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -27,7 +27,9 @@ type HostInfo struct {
 	// Seccomp reports whether seccomp filters can be installed.
 	Seccomp bool
 	// UserNS reports whether this process can create the sandbox's
-	// namespaces (user, mount, pid, net, ipc, uts) and set them up.
+	// namespaces (user, mount, pid, net, ipc, uts) and set them up. Probe
+	// judges it from the kernel's settings; a sandbox whose helper is then
+	// refused switches them off and records why (see UserNSReason).
 	UserNS bool
 	// UserNSReason says why not, when UserNS is false.
 	UserNSReason string
@@ -38,13 +40,42 @@ type HostInfo struct {
 var (
 	probeOnce sync.Once
 	probed    HostInfo
+
+	nsMu     sync.Mutex
+	nsFailed string // why the host refused namespaces, once seen
 )
 
-// Probe inspects the host once per process and caches the answer. Checking
-// namespaces starts the helper once, which costs a few milliseconds.
+// Probe inspects the host once per process and caches the answer. It only
+// reads kernel settings; [ProbeNamespaces] starts a helper to be sure.
 func Probe() HostInfo {
 	probeOnce.Do(func() { probed = probeHost() })
-	return probed
+	h := probed
+	nsMu.Lock()
+	if nsFailed != "" {
+		h.UserNS, h.UserNSReason = false, nsFailed
+	}
+	nsMu.Unlock()
+	return h
+}
+
+// markNamespacesUnavailable records, for the rest of the process, that the
+// host refused the sandbox's namespaces.
+func markNamespacesUnavailable(reason string) {
+	nsMu.Lock()
+	defer nsMu.Unlock()
+	if nsFailed == "" {
+		nsFailed = reason
+	}
+}
+
+// ProbeNamespaces starts the helper in the full set of namespaces and has it
+// mount what a sandbox mounts, to find out for sure (used by moat doctor).
+func ProbeNamespaces() (bool, string) {
+	ok, reason := probeNamespaces()
+	if !ok {
+		markNamespacesUnavailable(reason)
+	}
+	return ok, reason
 }
 
 func probeHost() HostInfo {
@@ -55,7 +86,7 @@ func probeHost() HostInfo {
 		h.Arch = unix.ByteSliceToString(u.Machine[:])
 	}
 	h.Root = os.Geteuid() == 0
-	abi, err := ll.LandlockGetABIVersion()
+	abi, err := landlockABI()
 	switch {
 	case err != nil:
 		h.LandlockReason = fmt.Sprintf("landlock_create_ruleset: %v", err)
@@ -69,8 +100,34 @@ func probeHost() HostInfo {
 	if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err == nil {
 		h.Seccomp = true
 	}
-	h.UserNS, h.UserNSReason = probeNamespaces()
+	h.UserNS, h.UserNSReason = namespaceSettings(h.Root)
 	return h
+}
+
+// namespaceSettings reads the sysctls that switch unprivileged user
+// namespaces off.
+func namespaceSettings(root bool) (bool, string) {
+	readInt := func(path string) (int, bool) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return 0, false
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		return n, err == nil
+	}
+	if n, ok := readInt("/proc/sys/user/max_user_namespaces"); ok && n == 0 {
+		return false, "user.max_user_namespaces is 0"
+	}
+	if root {
+		return true, ""
+	}
+	if n, ok := readInt("/proc/sys/kernel/unprivileged_userns_clone"); ok && n == 0 {
+		return false, "kernel.unprivileged_userns_clone is 0"
+	}
+	if n, ok := readInt("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); ok && n == 1 {
+		return false, "kernel.apparmor_restrict_unprivileged_userns is 1"
+	}
+	return true, ""
 }
 
 // probeNamespaces starts the helper in its "probe" role inside the full set

@@ -28,15 +28,19 @@ type helperSpec struct {
 	// DevFiles are device files opened read-write with ioctl allowed.
 	DevFiles []string `json:"dev_files"`
 
-	NS            namespaces `json:"ns"`
-	LandlockABI   int        `json:"landlock_abi"`
-	DenyConnect   bool       `json:"deny_connect"`
-	Scope         bool       `json:"scope"`
-	AllowInetTCP  bool       `json:"allow_inet_tcp"`
-	Rlimits       []rlimit   `json:"rlimits"`
-	Nice          int        `json:"nice"`
-	IOPriority    int        `json:"io_priority"`
-	NoexecMounts  bool       `json:"noexec_mounts"`
+	NS           namespaces `json:"ns"`
+	LandlockABI  int        `json:"landlock_abi"`
+	DenyConnect  bool       `json:"deny_connect"`
+	Scope        bool       `json:"scope"`
+	AllowInetTCP bool       `json:"allow_inet_tcp"`
+	Rlimits      []rlimit   `json:"rlimits"`
+	Nice         int        `json:"nice"`
+	IOPriority   int        `json:"io_priority"`
+	NoexecMounts bool       `json:"noexec_mounts"`
+	// TraceStart, when not zero, is the parent's clock (Unix nanoseconds)
+	// when it started the helper; the helper then prints how long each
+	// layer took, for bench/startup.sh.
+	TraceStart int64 `json:"trace_start,omitempty"`
 	// MaskFiles are hidden inside the mount namespace (secrets in /etc).
 	MaskFiles []string `json:"mask_files"`
 }
@@ -99,6 +103,9 @@ type status struct {
 	// Error and Code report a failure to set up or start the command.
 	Error string `json:"error,omitempty"`
 	Code  int    `json:"code,omitempty"`
+	// Namespaces marks an Error in setting up the namespaces, which the
+	// parent answers by retrying without them.
+	Namespaces bool `json:"namespaces,omitempty"`
 	// Exited and Signal report how the command ended.
 	Exited bool `json:"exited,omitempty"`
 	Exit   int  `json:"exit,omitempty"`

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs moat's whole test suite: vet for every OS, unit and integration tests,
+# and the escape battery, which attacks the sandbox for real as an
+# unprivileged user.
+#
+# Run as root (CI does), it first installs what the tests need from apt and
+# creates that user. Run as an ordinary user, it expects those tools to be
+# there and runs the escape battery as yourself.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+TEST_USER="${MOAT_TEST_USER:-moattest}"
+PACKAGES=(bubblewrap hyperfine gcc libc6-dev git python3 curl strace util-linux iproute2 socat procps)
+
+step() { printf '\n== %s\n' "$*"; }
+
+if [ "$(id -u)" = 0 ]; then
+	missing=()
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	done
+	if [ "${#missing[@]}" -gt 0 ]; then
+		step "installing ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	fi
+	if ! id "$TEST_USER" >/dev/null 2>&1; then
+		step "creating test user $TEST_USER"
+		useradd --create-home --shell /bin/bash "$TEST_USER"
+	fi
+fi
+for tool in go gcc git python3 curl strace setpriv; do
+	command -v "$tool" >/dev/null || { echo "test.sh: $tool is missing; run as root to install test dependencies" >&2; exit 1; }
+done
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+
+step "go vet (linux, darwin, windows)"
+for os in linux darwin windows; do
+	GOOS=$os CGO_ENABLED=0 go vet ./...
+done
+
+step "unit and integration tests"
+go test -count=1 -timeout 30m $(go list ./... | grep -v /test/escape)
+
+step "escape battery as an unprivileged user"
+if [ "$(id -u)" = 0 ]; then
+	bindir=$(mktemp -d /var/tmp/moat-escape.XXXXXX)
+	trap 'rm -rf "$bindir"' EXIT
+	chmod 755 "$bindir"
+	go test -c -o "$bindir/escape.test" ./test/escape
+	chmod 755 "$bindir/escape.test"
+	user_home=$(getent passwd "$TEST_USER" | cut -d: -f6)
+	(cd "$bindir" && setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
+		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$user_home" USER="$TEST_USER" LANG=C.UTF-8 \
+		./escape.test -test.v -test.count=1 -test.timeout 20m) | tee "$bindir/escape.log" |
+		grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|PASS|FAIL|ok|panic)|SKIP' || true
+	grep -q '^PASS$' "$bindir/escape.log" || { echo "escape battery failed" >&2; grep -B5 -A30 -- '--- FAIL' "$bindir/escape.log" | head -200 >&2; exit 1; }
+	echo "ok  	github.com/moat-sandbox/moat/test/escape (as $TEST_USER)"
+else
+	go test -count=1 -timeout 20m -v ./test/escape
+fi
