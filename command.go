@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"sync"
 	"time"
 )
@@ -67,8 +66,8 @@ type Cmd struct {
 
 	sb     *Sandbox
 	ctx    context.Context
-	inner  *exec.Cmd
 	launch launch
+	io     *stdio // the plumbing between the caller's streams and the command's descriptors
 
 	// Pipes made by the *Pipe methods: the sandbox's ends are closed once
 	// the command started, ours once it was waited for, as in os/exec.
@@ -79,6 +78,7 @@ type Cmd struct {
 	reason   string
 	timer    *time.Timer
 	watchdog func()
+	ctxDone  chan struct{}
 	started  bool
 	finished bool
 	done     chan struct{}
@@ -259,67 +259,74 @@ func (c *Cmd) start() error {
 	if len(args) == 0 {
 		args = []string{c.Path}
 	}
-	cmd := &command{path: path, args: args, env: env, dir: dir, extraFiles: c.ExtraFiles, pty: c.Setctty}
-	err = c.launchHelper(cmd)
+	cmd := &command{path: path, args: args, env: env, dir: dir, pty: c.Setctty}
+	c.io, err = newStdio(c.Stdin, c.Stdout, c.Stderr)
+	if err != nil {
+		return errorf("stdio: %v", err)
+	}
+	files := append(c.io.childFiles(), c.ExtraFiles...)
+	err = c.launchHelper(cmd, files)
 	if errors.Is(err, errNamespaces) {
 		// The host refused the namespaces after all: the engine has
 		// switched them off and reports it; run this command without.
-		err = c.launchHelper(cmd)
+		err = c.launchHelper(cmd, files)
 	}
+	c.io.closeChildEnds()
 	if err != nil {
+		c.io.abort()
 		return err
 	}
+	c.io.startCopying()
 	c.armLimits()
+	if c.ctx != nil {
+		c.watchContext()
+	}
 	return nil
 }
 
-// launchHelper starts the platform's helper for cmd, with a fresh
-// exec.Cmd each time, so a failed attempt can be retried.
-func (c *Cmd) launchHelper(cmd *command) error {
-	var in *exec.Cmd
-	if c.ctx != nil {
-		in = exec.CommandContext(c.ctx, "/proc/self/exe")
-	} else {
-		in = exec.Command("/proc/self/exe")
-	}
-	c.inner = in
-	in.Stdin, in.Stdout, in.Stderr = c.Stdin, c.Stdout, c.Stderr
-	in.WaitDelay = c.WaitDelay
-	if c.ctx != nil {
-		in.Cancel = func() error {
-			if c.Cancel != nil {
-				return c.Cancel()
-			}
-			c.killTree("")
-			return nil
-		}
-	}
-	l, err := c.sb.engine.prepare(cmd, in)
+// launchHelper takes a helper and hands it the command.
+func (c *Cmd) launchHelper(cmd *command, files []*os.File) error {
+	l, err := c.sb.engine.take()
 	if err != nil {
-		return err
-	}
-	if err := startOnSpawner(in); err != nil {
-		l.abort()
-		if c.sb.engine.namespaceFailure(err) {
-			return errNamespaces
-		}
 		return errorf("start helper: %v", err)
 	}
-	c.Process = in.Process
-	c.mu.Lock()
-	c.launch = l
-	c.mu.Unlock()
-	if err := l.started(in.Process.Pid); err != nil {
-		_ = in.Process.Kill()
-		_ = in.Wait()
-		l.finished()
-		c.Process = nil
+	if err := l.run(cmd, files); err != nil {
+		l.kill()
+		l.wait()
 		if c.sb.engine.namespaceFailure(err) {
 			return errNamespaces
 		}
 		return err
 	}
+	c.mu.Lock()
+	c.launch = l
+	c.Process = l.process()
+	c.mu.Unlock()
 	return nil
+}
+
+// watchContext kills the command, or calls Cancel, when its context is done
+// before it exits.
+func (c *Cmd) watchContext() {
+	c.ctxDone = make(chan struct{})
+	go func() {
+		select {
+		case <-c.ctx.Done():
+			if c.Cancel != nil {
+				_ = c.Cancel()
+			} else {
+				c.killTree("")
+			}
+			if c.WaitDelay > 0 {
+				select {
+				case <-time.After(c.WaitDelay):
+					c.killTree("")
+				case <-c.done:
+				}
+			}
+		case <-c.ctxDone:
+		}
+	}()
 }
 
 // armLimits starts the wall-clock timer and the disk watchdog.
@@ -346,43 +353,42 @@ func (c *Cmd) Wait() error {
 	c.finished = true
 	c.mu.Unlock()
 
-	waitErr := c.inner.Wait()
-	closeAll(c.closeAfterWait)
+	out, state := c.launch.wait()
 	if c.timer != nil {
 		c.timer.Stop()
 	}
 	if c.watchdog != nil {
 		c.watchdog()
 	}
-	out := c.launch.finished()
-	c.ProcessState = c.inner.ProcessState
+	if c.ctxDone != nil {
+		close(c.ctxDone)
+	}
+	ioErr := c.io.wait(c.WaitDelay)
+	closeAll(c.closeAfterWait)
+	c.ProcessState = state
 	close(c.done)
 	c.sb.untrack(c)
 
 	c.mu.Lock()
 	reason := c.reason
 	c.mu.Unlock()
-	ee := &ExitError{ProcessState: c.ProcessState, reason: reason}
+	ee := &ExitError{ProcessState: state, reason: reason}
 	switch {
 	case out.exited && out.signal != 0:
 		ee.signal = out.signal
 	case out.exited:
 		ee.code = out.exit
-	case c.ProcessState != nil:
+	case state != nil:
 		// The supervisor died without reporting: it was killed.
-		ee.signal = signalOf(c.ProcessState)
+		ee.signal = signalOf(state)
 		if ee.signal == 0 {
-			ee.code = c.ProcessState.ExitCode()
+			ee.code = state.ExitCode()
 		}
 	}
 	if ee.code != 0 || ee.signal != 0 {
 		return ee
 	}
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		return waitErr // an I/O copy error, or WaitDelay expired
-	}
-	return nil
+	return ioErr
 }
 
 // killTree kills the command's whole process tree. reason, if not empty, is
@@ -396,9 +402,6 @@ func (c *Cmd) killTree(reason string) {
 	c.mu.Unlock()
 	if l != nil {
 		l.kill()
-	}
-	if c.Process != nil {
-		_ = c.Process.Kill()
 	}
 }
 

@@ -10,42 +10,37 @@ type engine interface {
 	// missing lists what Strict enforcement needs and the host lacks.
 	missing() []string
 	report() Report
-	// prepare configures proc, an *exec.Cmd whose stdio the caller set, to
-	// run cmd through the platform's helper.
-	prepare(cmd *command, proc execCmd) (launch, error)
-	// kill ends every process of the sandbox.
-	kill()
+	// take returns a helper ready to receive one command.
+	take() (launch, error)
 	close() error
 	// execRoots are the paths under which the sandbox may execute files.
 	execRoots() []string
-	// namespaceFailure reports whether err, from starting a helper, means
-	// the host refused the namespaces; if so the engine has stopped using
-	// them and a retry runs without.
+	// namespaceFailure reports whether err, from starting a command,
+	// means the host refused the namespaces; if so the engine has stopped
+	// using them and a retry runs without.
 	namespaceFailure(err error) bool
 }
 
-// errNamespaces asks Cmd.start to retry without namespaces.
-var errNamespaces = errors.New("moat: namespaces refused by the host")
-
-// launch is one started command on the platform side.
+// launch is one helper process, running at most one command.
 type launch interface {
-	// started completes the start after proc.Start; pid is the helper's.
-	started(pid int) error
-	// finished reports how the command ended, after proc.Wait.
-	finished() outcome
+	// run sends the command and its descriptors (0, 1, 2, extra files)
+	// and returns once it runs.
+	run(cmd *command, files []*os.File) error
+	// process is what Cmd.Process reports.
+	process() *os.Process
+	// wait reaps the helper and reports how the command ended.
+	wait() (outcome, *os.ProcessState)
 	// kill ends the command's whole process tree.
 	kill()
-	abort()
 }
 
 // command is a fully resolved command line.
 type command struct {
-	path       string
-	args       []string
-	env        []string
-	dir        string
-	extraFiles []*os.File
-	pty        bool
+	path string
+	args []string
+	env  []string
+	dir  string
+	pty  bool
 }
 
 // outcome is how a command ended: exited is false when its supervisor died
@@ -55,3 +50,6 @@ type outcome struct {
 	exit   int
 	signal sigNum
 }
+
+// errNamespaces asks Cmd.start to retry without namespaces.
+var errNamespaces = errors.New("moat: namespaces refused by the host")

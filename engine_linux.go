@@ -2,15 +2,13 @@ package moat
 
 import (
 	"errors"
+	"os"
 	"os/exec"
-	"runtime"
 	"syscall"
 
 	"github.com/moat-sandbox/moat/internal/backend/linux"
 	_ "github.com/moat-sandbox/moat/internal/reexec" // helper role dispatch
 )
-
-type execCmd = *exec.Cmd
 
 type sigNum = syscall.Signal
 
@@ -57,67 +55,45 @@ func (l *linuxEngine) report() Report {
 	return r
 }
 
-func (l *linuxEngine) prepare(c *command, proc *exec.Cmd) (launch, error) {
-	lc, err := l.e.Prepare(&linux.Command{
-		Path: c.path, Args: c.args, Env: c.env, Dir: c.dir, ExtraFiles: c.extraFiles, Pty: c.pty,
-	}, proc)
+func (l *linuxEngine) take() (launch, error) {
+	h, err := l.e.Take()
 	if err != nil {
-		return nil, errorf("%v", err)
+		return nil, err
 	}
-	return &linuxLaunch{l: lc}, nil
+	return &linuxLaunch{h: h}, nil
 }
 
-func (l *linuxEngine) kill()        { l.e.Kill() }
 func (l *linuxEngine) close() error { return l.e.Close() }
 
-type linuxLaunch struct{ l *linux.Launch }
+// execRoots are where the sandbox may execute files.
+func (l *linuxEngine) execRoots() []string { return l.e.ExecRoots() }
 
-func (l *linuxLaunch) started(pid int) error {
-	if err := l.l.Started(pid); err != nil {
+func (l *linuxEngine) namespaceFailure(err error) bool {
+	var ce *commandError
+	if errors.As(err, &ce) && ce.cause != nil {
+		err = ce.cause
+	}
+	return l.e.NamespaceFailure(err)
+}
+
+type linuxLaunch struct{ h *linux.Helper }
+
+func (l *linuxLaunch) run(c *command, files []*os.File) error {
+	err := l.h.Run(&linux.Command{Path: c.path, Args: c.args, Env: c.env, Dir: c.dir, Pty: c.pty}, files)
+	if err != nil {
 		return startError(err)
 	}
 	return nil
 }
 
-func (l *linuxLaunch) finished() outcome {
-	o := l.l.Finished()
-	return outcome{exited: o.Exited, exit: o.Exit, signal: syscall.Signal(o.Signal)}
+func (l *linuxLaunch) process() *os.Process { return l.h.Process() }
+
+func (l *linuxLaunch) wait() (outcome, *os.ProcessState) {
+	o, ps := l.h.Wait()
+	return outcome{exited: o.Exited, exit: o.Exit, signal: syscall.Signal(o.Signal)}, ps
 }
 
-func (l *linuxLaunch) kill()  { l.l.Kill() }
-func (l *linuxLaunch) abort() { l.l.Abort() }
-
-// spawnRequests carries helper starts to one OS thread that is locked for
-// the life of the process. The helper's parent-death signal fires when the
-// *thread* that forked it exits, so forking from a thread that never exits
-// keeps a sandbox from dying because some unrelated goroutine's locked
-// thread ended.
-var spawnRequests = make(chan func())
-
-func init() {
-	go func() {
-		runtime.LockOSThread() // never unlocked
-		for f := range spawnRequests {
-			f()
-		}
-	}()
-}
-
-func startOnSpawner(proc *exec.Cmd) error {
-	errc := make(chan error, 1)
-	spawnRequests <- func() { errc <- proc.Start() }
-	return <-errc
-}
-
-func signalOf(ps interface{ Sys() any }) syscall.Signal {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return ws.Signal()
-	}
-	return 0
-}
-
-// execRoots are where the sandbox may execute files.
-func (l *linuxEngine) execRoots() []string { return l.e.ExecRoots() }
+func (l *linuxLaunch) kill() { l.h.Kill() }
 
 func startError(err error) error {
 	se, ok := err.(*linux.StartError)
@@ -133,10 +109,9 @@ func startError(err error) error {
 	return &commandError{msg: se.Msg, cause: se}
 }
 
-func (l *linuxEngine) namespaceFailure(err error) bool {
-	var ce *commandError
-	if errors.As(err, &ce) {
-		err = ce.cause
+func signalOf(ps interface{ Sys() any }) syscall.Signal {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ws.Signal()
 	}
-	return l.e.NamespaceFailure(err)
+	return 0
 }

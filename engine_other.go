@@ -3,22 +3,17 @@
 package moat
 
 import (
-	"os/exec"
 	"runtime"
 	"syscall"
 	"time"
 )
 
-type execCmd = *exec.Cmd
-
 type sigNum = syscall.Signal
 
 // newEngine reports that this platform's backend is not built yet.
 func newEngine(*Sandbox) (engine, error) {
-	return nil, &UnsupportedError{Missing: []string{runtime.GOOS + ": backend not implemented yet"}}
+	return nil, errUnsupportedOS
 }
-
-func startOnSpawner(proc *exec.Cmd) error { return proc.Start() }
 
 func signalOf(interface{ Sys() any }) syscall.Signal { return 0 }
 

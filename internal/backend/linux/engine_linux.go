@@ -1,15 +1,10 @@
 package linux
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/moat-sandbox/moat/internal/cgroup"
 )
@@ -54,7 +49,12 @@ type Engine struct {
 	missing []string
 	base    helperSpec
 	gaps    []string
-	mu      sync.Mutex // guards ns, base, layers, missing, gaps
+	gen     int       // bumped by configure: older idle helpers are stale
+	idle    []*Helper // pre-forked helpers, ready or getting ready
+	taken   int       // helpers handed out
+	want    int       // idle helpers to keep once the sandbox is warm
+	closed  bool
+	mu      sync.Mutex // guards everything above from ns on
 }
 
 // New decides how Policy p is enforced on this host. Missing lists what
@@ -77,6 +77,7 @@ func (e *Engine) configure(withNamespaces bool) {
 		e.ns = namespaces{User: true, Mount: true, PID: true, Net: true, IPC: true, UTS: true, Cgroup: true}
 	}
 	e.gaps = nil
+	e.gen++
 	e.base = e.buildBaseSpec()
 	e.layers, e.missing = e.assess()
 }
@@ -92,10 +93,11 @@ func (e *Engine) NamespaceFailure(err error) bool {
 		return false
 	}
 	var se *StartError
+	var spawn *spawnError
 	var errno syscall.Errno
 	switch {
 	case errors.As(err, &se) && se.Namespaces:
-	case errors.As(err, &errno) && (errno == syscall.EPERM || errno == syscall.EINVAL ||
+	case errors.As(err, &spawn) && errors.As(err, &errno) && (errno == syscall.EPERM || errno == syscall.EINVAL ||
 		errno == syscall.ENOSPC || errno == syscall.EUSERS || errno == syscall.EACCES):
 	default:
 		return false
@@ -122,8 +124,17 @@ func (e *Engine) Layers() []Layer {
 // Host returns what the host offers.
 func (e *Engine) Host() HostInfo { return e.host }
 
-// Close releases the sandbox's cgroup, killing anything left in it.
+// Close discards the pre-forked helpers and releases the sandbox's cgroup,
+// killing anything left in it.
 func (e *Engine) Close() error {
+	e.mu.Lock()
+	e.closed = true
+	idle := e.idle
+	e.idle = nil
+	e.mu.Unlock()
+	for _, h := range idle {
+		h.Discard()
+	}
 	if e.cg != nil {
 		err := e.cg.Remove()
 		e.cg = nil
@@ -156,158 +167,6 @@ func (e *Engine) setupCgroup() error {
 	}
 	e.cg = g
 	return nil
-}
-
-// Command is one command to run in the sandbox.
-type Command struct {
-	Path       string
-	Args       []string
-	Env        []string
-	Dir        string
-	ExtraFiles []*os.File
-	Pty        bool
-}
-
-// Launch tracks one started helper.
-type Launch struct {
-	engine  *Engine
-	spec    helperSpec
-	specR   *os.File
-	specW   *os.File // kept open as the helper's lifeline
-	statusR *os.File
-	statusW *os.File
-	status  *bufio.Reader
-	pidNS   bool
-	Pid     int // the command's pid inside the sandbox
-}
-
-// StartError is a failure to set up or start the command; Code is 125, or
-// 126/127 for a command that cannot be executed or found.
-type StartError struct {
-	Code int
-	Msg  string
-	// Namespaces marks a failure to set up the namespaces.
-	Namespaces bool
-}
-
-func (e *StartError) Error() string { return e.Msg }
-
-// Outcome is how a command ended.
-type Outcome struct {
-	Exited bool // false: the helper died without reporting
-	Exit   int
-	Signal int
-}
-
-// Prepare configures proc to run the helper for c. The caller sets stdio,
-// starts proc, then calls Started.
-func (e *Engine) Prepare(c *Command, proc *exec.Cmd) (*Launch, error) {
-	e.mu.Lock()
-	l := &Launch{engine: e, spec: e.base, pidNS: e.ns.PID}
-	useNS := e.ns.User
-	e.mu.Unlock()
-	l.spec.Path, l.spec.Args, l.spec.Env, l.spec.Dir = c.Path, c.Args, c.Env, c.Dir
-	l.spec.ExtraFiles = len(c.ExtraFiles)
-	l.spec.Pty = c.Pty
-	var err error
-	if l.specR, l.specW, err = os.Pipe(); err != nil {
-		return nil, err
-	}
-	if l.statusR, l.statusW, err = os.Pipe(); err != nil {
-		l.closeAll()
-		return nil, err
-	}
-	l.status = bufio.NewReader(l.statusR)
-	proc.Path = "/proc/self/exe"
-	proc.Args = []string{"moat-helper"}
-	proc.Env = []string{HelperEnv + "=run"}
-	proc.ExtraFiles = append([]*os.File{l.specR, l.statusW}, c.ExtraFiles...)
-	attr := &syscall.SysProcAttr{Setpgid: true}
-	if useNS {
-		attr = namespaceAttr()
-	}
-	if e.cg != nil && e.cg.V2FD() >= 0 {
-		attr.UseCgroupFD = true
-		attr.CgroupFD = e.cg.V2FD()
-	}
-	proc.SysProcAttr = attr
-	if os.Getenv(TraceEnv) == "1" {
-		l.spec.TraceStart = time.Now().UnixNano()
-	}
-	return l, nil
-}
-
-// Started finishes the launch after proc.Start succeeded: it places the
-// helper in the cgroup, sends the spec and waits until the command runs.
-func (l *Launch) Started(helperPid int) error {
-	l.specR.Close()
-	l.statusW.Close()
-	l.specR, l.statusW = nil, nil
-	if cg := l.engine.cg; cg != nil {
-		if err := cg.Add(helperPid); err != nil {
-			return &StartError{Code: 125, Msg: fmt.Sprintf("cgroup: %v", err)}
-		}
-	}
-	if err := writeSpec(l.specW, &l.spec); err != nil {
-		return &StartError{Code: 125, Msg: err.Error()}
-	}
-	st, err := l.next()
-	if err != nil {
-		return &StartError{Code: 125, Msg: "helper exited before the command started"}
-	}
-	if st.Error != "" {
-		return &StartError{Code: st.Code, Msg: st.Error, Namespaces: st.Namespaces}
-	}
-	l.Pid = st.Pid
-	return nil
-}
-
-func (l *Launch) next() (status, error) {
-	line, err := l.status.ReadBytes('\n')
-	if err != nil {
-		return status{}, err
-	}
-	var st status
-	if err := json.Unmarshal(line, &st); err != nil {
-		return status{}, err
-	}
-	return st, nil
-}
-
-// Finished reads how the command ended, after the helper was reaped, and
-// releases the launch.
-func (l *Launch) Finished() Outcome {
-	defer l.closeAll()
-	for {
-		st, err := l.next()
-		if err != nil {
-			return Outcome{}
-		}
-		if st.Exited {
-			return Outcome{Exited: true, Exit: st.Exit, Signal: st.Signal}
-		}
-	}
-}
-
-// Abort releases a launch whose helper did not start.
-func (l *Launch) Abort() { l.closeAll() }
-
-func (l *Launch) closeAll() {
-	for _, f := range []*os.File{l.specR, l.specW, l.statusR, l.statusW} {
-		if f != nil {
-			f.Close()
-		}
-	}
-	l.specR, l.specW, l.statusR, l.statusW = nil, nil, nil, nil
-}
-
-// Kill kills the command's process group. Without a PID namespace that
-// reaches the processes that stayed in the group even if the helper is
-// already dead; with one, killing the helper (PID 1) ends them all.
-func (l *Launch) Kill() {
-	if !l.pidNS && l.Pid > 0 {
-		_ = syscall.Kill(-l.Pid, syscall.SIGKILL)
-	}
 }
 
 // ExecRoots are the paths under which the sandbox may execute files.

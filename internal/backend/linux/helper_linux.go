@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"runtime"
 	"syscall"
 
+	"github.com/moat-sandbox/moat/internal/seccomp"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,12 +18,10 @@ import (
 // only checks that the namespaces could be created.
 const HelperEnv = "_MOAT_HELPER_ROLE"
 
-// Fixed descriptors of the helper. The command's ExtraFiles follow them and
-// are renumbered from 3 for the command.
+// Fixed descriptors of the helper.
 const (
-	specFD    = 3 // spec, then lifeline: EOF means the parent is gone
-	statusFD  = 4 // status lines to the parent
-	firstUser = 5
+	ctrlFD   = 3 // control socket: sandbox spec, then the command with its files; EOF means the parent is gone
+	statusFD = 4 // status lines to the parent
 )
 
 // forwardedSignals are passed from the helper to the command's process group.
@@ -33,9 +31,8 @@ var forwardedSignals = []os.Signal{
 }
 
 // HelperMain runs the helper role and never returns. It must be called from
-// a package init function, before anything else starts goroutines that
-// matter: the calling thread is locked and becomes the thread that is
-// restricted and forks the command.
+// a package init function: the calling thread, the main thread, is locked
+// and becomes the thread that is restricted and forks the command.
 func HelperMain(role string) {
 	runtime.LockOSThread() // never unlocked: the restrictions live on this thread
 	os.Unsetenv(HelperEnv)
@@ -43,7 +40,7 @@ func HelperMain(role string) {
 		probeRole()
 	}
 	// The parent's death must end the sandbox. PDEATHSIG is one layer; the
-	// lifeline pipe below is the other, and does not depend on which
+	// control socket's EOF is the other, and does not depend on which
 	// parent thread forked us.
 	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0)
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -51,14 +48,15 @@ func HelperMain(role string) {
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwardedSignals...)
 
-	statusFile := os.NewFile(statusFD, "status")
-	h := &helper{status: statusFile, sigs: sigs}
-	os.Exit(h.run(os.NewFile(specFD, "spec")))
+	h := &helper{status: os.NewFile(statusFD, "status"), sigs: sigs}
+	os.Exit(h.run())
 }
 
 type helper struct {
 	trace  *tracer
 	spec   *helperSpec
+	rules  *ruleset
+	filter []unix.SockFilter
 	status *os.File
 	sigs   chan os.Signal
 	pid    int
@@ -79,17 +77,15 @@ func (h *helper) fail(code int, err error) int {
 	return code
 }
 
-func (h *helper) run(specFile *os.File) int {
-	spec, err := readSpec(specFile)
-	if err != nil {
-		return h.fail(125, err)
+func (h *helper) run() int {
+	var spec helperSpec
+	if _, err := recvMessage(ctrlFD, &spec); err != nil {
+		return h.fail(125, fmt.Errorf("reading sandbox spec: %w", err))
 	}
-	h.spec = spec
+	h.spec = &spec
 	h.trace = newTracer(spec.TraceStart)
 	h.trace.mark("clone+exec+runtime")
-	go h.watchLifeline(specFile)
-
-	if err := h.setup(); err != nil {
+	if err := h.prepare(); err != nil {
 		var ne *nsError
 		if errors.As(err, &ne) {
 			h.report(status{Error: err.Error(), Code: 125, Namespaces: true})
@@ -97,29 +93,65 @@ func (h *helper) run(specFile *os.File) int {
 		}
 		return h.fail(125, err)
 	}
-	pid, err := h.startCommand()
+	defer h.rules.close()
+	h.report(status{Ready: true})
+
+	var cmd commandSpec
+	files, err := recvMessage(ctrlFD, &cmd)
+	if errors.Is(err, errClosed) {
+		return 0 // an idle helper that was not needed
+	}
 	if err != nil {
-		return h.fail(execFailureCode(err), fmt.Errorf("%s: %w", spec.Path, err))
+		return h.fail(125, fmt.Errorf("reading command: %w", err))
+	}
+	if len(files) != cmd.Files || len(files) < 3 {
+		return h.fail(125, fmt.Errorf("command came with %d descriptors, want %d (at least 3)", len(files), cmd.Files))
+	}
+	sandboxTrace := h.trace.line("sandbox")
+	if cmd.TraceStart != 0 {
+		h.trace = newTracer(cmd.TraceStart)
+	}
+	go h.watchLifeline()
+	if err := h.restrict(files); err != nil {
+		return h.fail(125, err)
+	}
+	pid, err := h.startCommand(&cmd, files)
+	if err != nil {
+		return h.fail(execFailureCode(err), fmt.Errorf("%s: %w", cmd.Path, err))
 	}
 	h.pid = pid
 	h.trace.mark("fork+exec command")
-	h.trace.print()
+	if cmd.TraceStart != 0 {
+		unix.Write(files[2], []byte(sandboxTrace+h.trace.line("command")))
+	}
+	closeFDs(files)
 	h.report(status{Pid: pid})
 	go h.forwardSignals()
 	return h.supervise()
 }
 
-// watchLifeline blocks on the spec pipe, which the parent keeps open for the
-// life of the command. EOF means the parent has exited, so the sandbox must
-// not outlive it.
-func (h *helper) watchLifeline(f *os.File) {
-	_, _ = io.Copy(io.Discard, f)
+// watchLifeline blocks on the control socket, which the parent keeps open
+// for the life of the command. EOF means the parent has exited (or killed
+// the command), so the sandbox must not outlive it.
+func (h *helper) watchLifeline() {
+	var buf [1]byte
+	for {
+		n, err := unix.Read(ctrlFD, buf[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if n <= 0 {
+			break
+		}
+	}
 	h.killAll()
 	os.Exit(137)
 }
 
-// setup applies every layer, in order, on the locked thread.
-func (h *helper) setup() error {
+// prepare builds everything that does not depend on the command, so a
+// pre-forked helper is ready before the command is known: namespaces,
+// mounts, the Landlock ruleset, rlimits.
+func (h *helper) prepare() error {
 	s := h.spec
 	if s.NS.Mount {
 		if err := setupMounts(s); err != nil {
@@ -145,55 +177,68 @@ func (h *helper) setup() error {
 		}
 	}
 	h.trace.mark("netns+uts")
-	ruleset, err := buildRuleset(s)
+	rules, err := buildRuleset(s)
 	if err != nil {
 		return err
 	}
-	defer ruleset.close()
-	h.trace.mark("landlock-rules")
+	h.rules = rules
+	if h.filter, err = buildSeccomp(s.AllowInetTCP); err != nil {
+		return err
+	}
+	h.trace.mark("landlock-rules+seccomp-build")
 	if err := applyRlimits(s.Rlimits); err != nil {
+		return err
+	}
+	h.trace.mark("rlimits")
+	return nil
+}
+
+// restrict applies the per-thread layers, in order, on the locked thread:
+// priority, capabilities, no_new_privs, Landlock, seccomp.
+func (h *helper) restrict(files []int) error {
+	s := h.spec
+	h.trace.mark("command received")
+	if err := h.rules.addTerminals(files[:3]); err != nil {
 		return err
 	}
 	if err := applyPriority(s.Nice, s.IOPriority); err != nil {
 		return err
 	}
-	h.trace.mark("rlimits+priority")
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
-	h.trace.mark("caps+nnp")
-	if err := ruleset.restrictThread(); err != nil {
+	h.trace.mark("priority+caps+nnp")
+	if err := h.rules.restrictThread(); err != nil {
 		return err
 	}
 	h.trace.mark("landlock-restrict")
-	err = installSeccomp(s.AllowInetTCP)
+	err := seccomp.Install(h.filter)
 	h.trace.mark("seccomp")
 	return err
 }
 
 // startCommand forks the command from the locked, restricted thread, so it
 // inherits the Landlock domain and the seccomp filter of this thread.
-func (h *helper) startCommand() (int, error) {
-	s := h.spec
-	files := []uintptr{0, 1, 2}
-	for i := 0; i < s.ExtraFiles; i++ {
-		files = append(files, uintptr(firstUser+i))
+func (h *helper) startCommand(cmd *commandSpec, files []int) (int, error) {
+	fds := make([]uintptr, len(files))
+	for i, fd := range files {
+		fds[i] = uintptr(fd)
 	}
 	attr := &syscall.ProcAttr{
-		Dir:   s.Dir,
-		Env:   s.Env,
-		Files: files,
+		Dir:   cmd.Dir,
+		Env:   cmd.Env,
+		Files: fds,
 		Sys: &syscall.SysProcAttr{
 			Setsid:    true,
-			Setctty:   s.Pty,
+			Setctty:   cmd.Pty,
 			Ctty:      0,
 			Pdeathsig: syscall.SIGKILL,
 		},
 	}
-	return syscall.ForkExec(s.Path, s.Args, attr)
+	return syscall.ForkExec(cmd.Path, cmd.Args, attr)
 }
 
 // execFailureCode maps an exec error to the exit status env(1) uses.
@@ -227,16 +272,14 @@ func (h *helper) supervise() int {
 			continue
 		}
 		h.killAll()
-		switch {
-		case ws.Signaled():
+		if ws.Signaled() {
 			sig := int(ws.Signal())
 			h.report(status{Exited: true, Signal: sig})
 			return 128 + sig
-		default:
-			code := ws.ExitStatus()
-			h.report(status{Exited: true, Exit: code})
-			return code
 		}
+		code := ws.ExitStatus()
+		h.report(status{Exited: true, Exit: code})
+		return code
 	}
 }
 

@@ -82,7 +82,6 @@ func buildRuleset(s *helperSpec) (*ruleset, error) {
 		{[]string{s.WorkDir}, all &^ unix.LANDLOCK_ACCESS_FS_EXECUTE, true},
 		{s.ReadWrite, all &^ unix.LANDLOCK_ACCESS_FS_EXECUTE, true},
 		{s.WriteExec, all, true},
-		{terminalFDs(), fsDevice, false},
 	}
 	for _, st := range steps {
 		if err := add(st.paths, st.access, st.mustExist); err != nil {
@@ -93,18 +92,22 @@ func buildRuleset(s *helperSpec) (*ruleset, error) {
 	return rs, nil
 }
 
-// terminalFDs names the standard descriptors that are character devices
-// (a terminal, /dev/null), so reopening /dev/stdout or /dev/tty-like paths
-// to them keeps working.
-func terminalFDs() []string {
-	var out []string
-	for fd := 0; fd <= 2; fd++ {
+// addTerminals allows reading and writing the character devices (a
+// terminal, /dev/null) among the command's standard descriptors, so
+// reopening them through /dev/stdout or /proc/self/fd keeps working.
+func (rs *ruleset) addTerminals(fds []int) error {
+	if rs.fd < 0 {
+		return nil
+	}
+	for _, fd := range fds {
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR {
-			out = append(out, "/proc/self/fd/"+strconv.Itoa(fd))
+			if err := rs.addPath("/proc/self/fd/"+strconv.Itoa(fd), fsDevice); err != nil {
+				return err
+			}
 		}
 	}
-	return out
+	return nil
 }
 
 // addPath adds one path-beneath rule, narrowed to file rights when path is

@@ -4,18 +4,14 @@ import (
 	"fmt"
 
 	"github.com/moat-sandbox/moat/internal/seccomp"
+	"golang.org/x/sys/unix"
 )
 
-// installSeccomp loads moat's filter on the calling thread. no_new_privs
-// must already be set.
-func installSeccomp(allowInetTCP bool) error {
+// buildSeccomp assembles moat's filter for this architecture.
+func buildSeccomp(allowInetTCP bool) ([]unix.SockFilter, error) {
 	arch, ok := seccomp.NativeArch()
 	if !ok {
-		return fmt.Errorf("seccomp: no filter for this architecture")
+		return nil, fmt.Errorf("seccomp: no filter for this architecture")
 	}
-	prog, err := seccomp.Assemble(arch, seccomp.Options{AllowInetStream: allowInetTCP})
-	if err != nil {
-		return err
-	}
-	return seccomp.Install(prog)
+	return seccomp.Assemble(arch, seccomp.Options{AllowInetStream: allowInetTCP})
 }

@@ -1,24 +1,18 @@
 package linux
 
 import (
-	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
+
+	"golang.org/x/sys/unix"
 )
 
-// helperSpec is everything the helper needs to build the sandbox and start
-// the command. It travels over a pipe (fd 3 of the helper), never in argv or
-// the environment, so /proc/PID/cmdline and environ reveal nothing.
+// helperSpec is everything the helper needs to build the sandbox. It
+// travels over the control socket (fd 3 of the helper), never in argv or the
+// environment, so /proc/PID/cmdline and environ reveal nothing. The command
+// itself follows later, as a commandSpec, when the caller starts it.
 type helperSpec struct {
-	Path       string   `json:"path"`
-	Args       []string `json:"args"`
-	Env        []string `json:"env"`
-	Dir        string   `json:"dir"`
-	ExtraFiles int      `json:"extra_files"`
-	// Pty makes fd 0 the controlling terminal of the command.
-	Pty bool `json:"pty,omitempty"`
-
 	WorkDir string `json:"workdir"`
 	// Filesystem rules, by kind. Paths are absolute.
 	ReadExec  []string `json:"read_exec"`
@@ -45,6 +39,21 @@ type helperSpec struct {
 	MaskFiles []string `json:"mask_files"`
 }
 
+// commandSpec is the command to run, sent with its descriptors: 0, 1, 2,
+// then the ExtraFiles.
+type commandSpec struct {
+	Path  string   `json:"path"`
+	Args  []string `json:"args"`
+	Env   []string `json:"env"`
+	Dir   string   `json:"dir"`
+	Files int      `json:"files"`
+	// Pty makes fd 0 the controlling terminal of the command.
+	Pty bool `json:"pty,omitempty"`
+	// TraceStart, when not zero, is the parent's clock (Unix nanoseconds)
+	// when it sent the command.
+	TraceStart int64 `json:"trace_start,omitempty"`
+}
+
 type namespaces struct {
 	User, Mount, PID, Net, IPC, UTS, Cgroup bool
 }
@@ -56,47 +65,98 @@ type rlimit struct {
 	Value    uint64 `json:"value"`
 }
 
-// maxSpecBytes bounds what the helper reads, so a broken parent cannot make
-// it allocate without limit.
-const maxSpecBytes = 16 << 20
+// maxMessage bounds one message on the control socket (a SOCK_SEQPACKET
+// socket, so each message arrives whole). It stays under the default socket
+// buffer; a policy with so many grants that it does not fit is refused.
+const maxMessage = 160 << 10
 
-// writeSpec sends s length-prefixed, so the pipe can stay open afterwards as
-// a lifeline whose EOF tells the helper that its parent is gone.
-func writeSpec(w io.Writer, s *helperSpec) error {
-	b, err := json.Marshal(s)
+// maxFiles bounds the descriptors sent with a command.
+const maxFiles = 250
+
+// sendMessage sends v as one JSON message, with files attached.
+func sendMessage(sock int, v any, files []int) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	var n [4]byte
-	binary.LittleEndian.PutUint32(n[:], uint32(len(b)))
-	if _, err := w.Write(append(n[:], b...)); err != nil {
-		return fmt.Errorf("sending spec to helper: %w", err)
+	if len(b) > maxMessage {
+		return fmt.Errorf("sandbox description is %d bytes, over the %d-byte limit (too many grants?)", len(b), maxMessage)
+	}
+	var oob []byte
+	if len(files) > 0 {
+		oob = unix.UnixRights(files...)
+	}
+	if err := unix.Sendmsg(sock, b, oob, nil, 0); err != nil {
+		return fmt.Errorf("sending to helper: %w", err)
 	}
 	return nil
 }
 
-func readSpec(r io.Reader) (*helperSpec, error) {
-	var n [4]byte
-	if _, err := io.ReadFull(r, n[:]); err != nil {
-		return nil, fmt.Errorf("reading spec: %w", err)
+// errClosed is a control socket closed by the other side.
+var errClosed = errors.New("control socket closed")
+
+// recvMessage receives one message into v, with the descriptors attached to
+// it (close-on-exec).
+func recvMessage(sock int, v any) ([]int, error) {
+	buf := make([]byte, maxMessage+1)
+	oob := make([]byte, unix.CmsgSpace(maxFiles*4))
+	for {
+		n, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 && oobn == 0 {
+			return nil, errClosed
+		}
+		fds, err := parseRights(oob[:oobn])
+		if err != nil {
+			return nil, err
+		}
+		if n > maxMessage {
+			closeFDs(fds)
+			return nil, fmt.Errorf("message of %d bytes is too large", n)
+		}
+		if err := json.Unmarshal(buf[:n], v); err != nil {
+			closeFDs(fds)
+			return nil, fmt.Errorf("decoding message: %w", err)
+		}
+		return fds, nil
 	}
-	size := binary.LittleEndian.Uint32(n[:])
-	if size > maxSpecBytes {
-		return nil, fmt.Errorf("reading spec: %d bytes is too large", size)
+}
+
+func parseRights(oob []byte) ([]int, error) {
+	if len(oob) == 0 {
+		return nil, nil
 	}
-	b := make([]byte, size)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, fmt.Errorf("reading spec: %w", err)
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil, fmt.Errorf("control message: %w", err)
 	}
-	var s helperSpec
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("decoding spec: %w", err)
+	var fds []int
+	for i := range msgs {
+		got, err := unix.ParseUnixRights(&msgs[i])
+		if err != nil {
+			closeFDs(fds)
+			return nil, fmt.Errorf("control message: %w", err)
+		}
+		fds = append(fds, got...)
 	}
-	return &s, nil
+	return fds, nil
+}
+
+func closeFDs(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
 }
 
 // status is one line the helper reports to its parent on fd 4.
 type status struct {
+	// Ready says the sandbox is built and the helper waits for a command.
+	Ready bool `json:"ready,omitempty"`
 	// Pid is the command's pid in the helper's PID namespace; set once the
 	// command has started.
 	Pid int `json:"pid,omitempty"`

@@ -2,7 +2,6 @@ package linux
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 )
@@ -37,11 +36,11 @@ func (t *tracer) mark(name string) {
 	t.last = now
 }
 
-// print writes the trace as one line.
-func (t *tracer) print() {
+// line renders the trace.
+func (t *tracer) line(what string) string {
 	if t.start.IsZero() {
-		return
+		return ""
 	}
-	fmt.Fprintf(os.Stderr, "moat: trace: %s; total %.2fms\n", strings.Join(t.parts, ", "),
-		float64(time.Since(t.start).Microseconds())/1000)
+	return fmt.Sprintf("moat: trace: %s: %s; total %.2fms\n", what, strings.Join(t.parts, ", "),
+		float64(t.last.Sub(t.start).Microseconds())/1000)
 }
