@@ -1,0 +1,112 @@
+package linux
+
+import (
+	"slices"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestHandledFSByABI(t *testing.T) {
+	cases := []struct {
+		abi  int
+		has  uint64
+		lack uint64
+	}{
+		{1, unix.LANDLOCK_ACCESS_FS_MAKE_SYM | unix.LANDLOCK_ACCESS_FS_EXECUTE, unix.LANDLOCK_ACCESS_FS_REFER},
+		{2, unix.LANDLOCK_ACCESS_FS_REFER, unix.LANDLOCK_ACCESS_FS_TRUNCATE},
+		{3, unix.LANDLOCK_ACCESS_FS_TRUNCATE, unix.LANDLOCK_ACCESS_FS_IOCTL_DEV},
+		{5, unix.LANDLOCK_ACCESS_FS_IOCTL_DEV, unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX},
+		{7, unix.LANDLOCK_ACCESS_FS_IOCTL_DEV, unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX},
+	}
+	for _, tc := range cases {
+		got := handledFS(tc.abi)
+		if got&tc.has != tc.has || got&tc.lack != 0 {
+			t.Errorf("ABI %d: handled %#x, want %#x set and %#x clear", tc.abi, got, tc.has, tc.lack)
+		}
+	}
+}
+
+func TestBaseSpecKindsOfGrant(t *testing.T) {
+	e := &Engine{policy: Policy{WorkDir: "/w", Grants: []Grant{
+		{Path: "/r"}, {Path: "/rw", Write: true}, {Path: "/rx", Exec: true}, {Path: "/rwx", Write: true, Exec: true},
+	}}, host: HostInfo{LandlockABI: 7, Seccomp: true}}
+	for _, withNS := range []bool{false, true} {
+		e.configure(withNS)
+		s := e.base
+		checks := []struct {
+			list []string
+			path string
+		}{
+			{s.ReadOnly, "/r"}, {s.ReadWrite, "/rw"}, {s.ReadExec, "/rx"}, {s.WriteExec, "/rwx"},
+			{s.ReadExec, "/usr"}, {s.ReadOnly, "/etc"}, {s.DevFiles, "/dev/null"},
+		}
+		for _, c := range checks {
+			if !slices.Contains(c.list, c.path) {
+				t.Errorf("ns=%v: %s missing from its list", withNS, c.path)
+			}
+		}
+		if slices.Contains(s.ReadExec, "/w") || slices.Contains(s.WriteExec, "/w") {
+			t.Errorf("ns=%v: the working directory is executable", withNS)
+		}
+		if s.DenyConnect == withNS {
+			t.Errorf("ns=%v: DenyConnect = %v; without a network namespace Landlock must deny connect", withNS, s.DenyConnect)
+		}
+		if slices.Contains(s.ReadWrite, "/dev/shm") != withNS {
+			t.Errorf("ns=%v: private /dev/shm writable only with namespaces", withNS)
+		}
+	}
+}
+
+func TestAssessFailsClosedWithoutLandlock(t *testing.T) {
+	e := &Engine{policy: Policy{WorkDir: "/w"}, host: HostInfo{Seccomp: true, LandlockReason: "off"}}
+	e.configure(false)
+	if len(e.Missing()) == 0 {
+		t.Fatal("no Landlock, yet nothing reported missing")
+	}
+	e = &Engine{policy: Policy{WorkDir: "/w"}, host: HostInfo{Seccomp: true, LandlockABI: 7}}
+	e.configure(true)
+	if m := e.Missing(); len(m) != 0 {
+		t.Fatalf("missing %v on a full host", m)
+	}
+}
+
+func TestRlimitsPerSandboxOnlyWithUserNamespace(t *testing.T) {
+	e := &Engine{policy: Policy{Limits: Limits{Processes: 50, MemoryBytes: 1 << 30}}, host: HostInfo{}}
+	e.ns = namespaces{User: true}
+	nproc := func(rs []rlimit) uint64 {
+		for _, r := range rs {
+			if r.Resource == unix.RLIMIT_NPROC {
+				return r.Value
+			}
+		}
+		return 0
+	}
+	if got := nproc(e.rlimits()); got != 50 {
+		t.Errorf("in a user namespace NPROC = %d, want 50", got)
+	}
+	e.ns = namespaces{}
+	if got := nproc(e.rlimits()); got <= 50 {
+		t.Errorf("without one NPROC = %d, want the user's processes plus 50", got)
+	}
+	e.host.Root = true
+	if got := nproc(e.rlimits()); got != 0 {
+		t.Errorf("root is exempt from NPROC, yet it is set to %d", got)
+	}
+}
+
+func TestLockedFlags(t *testing.T) {
+	got := lockedFlags(unix.ST_RDONLY | unix.ST_NOSUID | unix.ST_RELATIME)
+	if got&unix.MS_RDONLY == 0 || got&unix.MS_RELATIME == 0 || got&unix.MS_NOSUID != 0 {
+		t.Fatalf("lockedFlags = %#x", got)
+	}
+}
+
+func TestUnderAny(t *testing.T) {
+	roots := []string{"/tmp", "/run"}
+	for p, want := range map[string]bool{"/tmp": true, "/tmp/a/b": true, "/tmpx": false, "/runner": false, "/run/user": true} {
+		if underAny(p, roots) != want {
+			t.Errorf("underAny(%q) = %v", p, !want)
+		}
+	}
+}
