@@ -49,13 +49,11 @@ type Cmd struct {
 	// context is done, as in os/exec. Zero means no bound.
 	WaitDelay time.Duration
 
-	// Process is the sandbox's supervisor process once started. Signals
-	// sent to it reach the command's process group; killing it kills the
-	// whole sandboxed tree.
+	// Process is the command's process once started, a child of this
+	// process as with os/exec. It leads its own session and process group.
 	Process *os.Process
 
-	// ProcessState describes the supervisor after Wait. Its exit status
-	// mirrors the command's: the exit code, or 128+N after signal N.
+	// ProcessState describes the command after Wait.
 	ProcessState *os.ProcessState
 
 	// Setctty makes Stdin, which must then be a terminal (the slave side of
@@ -284,19 +282,14 @@ func (c *Cmd) start() error {
 	return nil
 }
 
-// launchHelper takes a helper and hands it the command.
+// launchHelper hands the command to the sandbox.
 func (c *Cmd) launchHelper(cmd *command, files []*os.File) error {
-	l, err := c.sb.engine.take()
+	l, err := c.sb.engine.start(cmd, files)
 	if err != nil {
-		return errorf("start helper: %v", err)
-	}
-	if err := l.run(cmd, files); err != nil {
-		l.kill()
-		l.wait()
 		if c.sb.engine.namespaceFailure(err) {
 			return errNamespaces
 		}
-		return err
+		return startError(err)
 	}
 	c.mu.Lock()
 	c.launch = l
@@ -353,7 +346,7 @@ func (c *Cmd) Wait() error {
 	c.finished = true
 	c.mu.Unlock()
 
-	out, state := c.launch.wait()
+	state, waitErr := c.launch.wait()
 	if c.timer != nil {
 		c.timer.Stop()
 	}
@@ -368,25 +361,14 @@ func (c *Cmd) Wait() error {
 	c.ProcessState = state
 	close(c.done)
 	c.sb.untrack(c)
-
-	c.mu.Lock()
-	reason := c.reason
-	c.mu.Unlock()
-	ee := &ExitError{ProcessState: state, reason: reason}
-	switch {
-	case out.exited && out.signal != 0:
-		ee.signal = out.signal
-	case out.exited:
-		ee.code = out.exit
-	case state != nil:
-		// The supervisor died without reporting: it was killed.
-		ee.signal = signalOf(state)
-		if ee.signal == 0 {
-			ee.code = state.ExitCode()
-		}
+	if waitErr != nil {
+		return errorf("wait: %v", waitErr)
 	}
-	if ee.code != 0 || ee.signal != 0 {
-		return ee
+	if !state.Success() {
+		c.mu.Lock()
+		reason := c.reason
+		c.mu.Unlock()
+		return &ExitError{ProcessState: state, reason: reason}
 	}
 	return ioErr
 }

@@ -3,6 +3,7 @@ package moat
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -167,19 +168,23 @@ func TestUnsupportedErrorMatches(t *testing.T) {
 func TestExitErrorCodes(t *testing.T) {
 	cases := []struct {
 		name         string
-		e            ExitError
+		script       string
+		reason       string
 		code, status int
 		msg          string
 		signalled    bool
 	}{
-		{"exit 3", ExitError{code: 3}, 3, 3, "exit status 3", false},
-		{"killed", ExitError{signal: 9}, -1, 137, "signal: killed", true},
-		{"timeout", ExitError{signal: 9, reason: "timeout after 1s"}, -1, 137, "signal: killed (timeout after 1s)", true},
+		{"exit 3", "exit 3", "", 3, 3, "exit status 3", false},
+		{"killed", "kill -KILL $$", "", -1, 137, "signal: killed", true},
+		{"timeout", "kill -KILL $$", "timeout after 1s", -1, 137, "signal: killed (timeout after 1s)", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.e.ExitCode() != tc.code || tc.e.StatusCode() != tc.status || tc.e.Error() != tc.msg || (tc.e.Signal() != nil) != tc.signalled {
-				t.Fatalf("got code %d status %d msg %q signal %v", tc.e.ExitCode(), tc.e.StatusCode(), tc.e.Error(), tc.e.Signal())
+			c := exec.Command("/bin/sh", "-c", tc.script)
+			c.Run()
+			e := &ExitError{ProcessState: c.ProcessState, reason: tc.reason}
+			if e.ExitCode() != tc.code || e.StatusCode() != tc.status || e.Error() != tc.msg || (e.Signal() != nil) != tc.signalled {
+				t.Fatalf("got code %d status %d msg %q signal %v", e.ExitCode(), e.StatusCode(), e.Error(), e.Signal())
 			}
 		})
 	}

@@ -10,8 +10,9 @@ type engine interface {
 	// missing lists what Strict enforcement needs and the host lacks.
 	missing() []string
 	report() Report
-	// take returns a helper ready to receive one command.
-	take() (launch, error)
+	// start runs cmd in the sandbox with files as its descriptors 0, 1, 2
+	// and up.
+	start(cmd *command, files []*os.File) (launch, error)
 	close() error
 	// execRoots are the paths under which the sandbox may execute files.
 	execRoots() []string
@@ -21,16 +22,13 @@ type engine interface {
 	namespaceFailure(err error) bool
 }
 
-// launch is one helper process, running at most one command.
+// launch is one started command.
 type launch interface {
-	// run sends the command and its descriptors (0, 1, 2, extra files)
-	// and returns once it runs.
-	run(cmd *command, files []*os.File) error
-	// process is what Cmd.Process reports.
+	// process is the command's process, a child of this one.
 	process() *os.Process
-	// wait reaps the helper and reports how the command ended.
-	wait() (outcome, *os.ProcessState)
-	// kill ends the command's whole process tree.
+	// wait reaps the command and ends what is left of its process tree.
+	wait() (*os.ProcessState, error)
+	// kill ends the command's process tree.
 	kill()
 }
 
@@ -41,14 +39,6 @@ type command struct {
 	env  []string
 	dir  string
 	pty  bool
-}
-
-// outcome is how a command ended: exited is false when its supervisor died
-// without reporting.
-type outcome struct {
-	exited bool
-	exit   int
-	signal sigNum
 }
 
 // errNamespaces asks Cmd.start to retry without namespaces.

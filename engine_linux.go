@@ -4,13 +4,10 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"syscall"
 
 	"github.com/moat-sandbox/moat/internal/backend/linux"
 	_ "github.com/moat-sandbox/moat/internal/reexec" // helper role dispatch
 )
-
-type sigNum = syscall.Signal
 
 type linuxEngine struct {
 	e *linux.Engine
@@ -55,12 +52,12 @@ func (l *linuxEngine) report() Report {
 	return r
 }
 
-func (l *linuxEngine) take() (launch, error) {
-	h, err := l.e.Take()
+func (l *linuxEngine) start(c *command, files []*os.File) (launch, error) {
+	r, err := l.e.Start(&linux.Command{Path: c.path, Args: c.args, Env: c.env, Dir: c.dir, Pty: c.pty}, files)
 	if err != nil {
-		return nil, err
+		return nil, err // Cmd.start converts it, after the namespace check
 	}
-	return &linuxLaunch{h: h}, nil
+	return &linuxLaunch{r: r}, nil
 }
 
 func (l *linuxEngine) close() error { return l.e.Close() }
@@ -76,24 +73,11 @@ func (l *linuxEngine) namespaceFailure(err error) bool {
 	return l.e.NamespaceFailure(err)
 }
 
-type linuxLaunch struct{ h *linux.Helper }
+type linuxLaunch struct{ r *linux.Running }
 
-func (l *linuxLaunch) run(c *command, files []*os.File) error {
-	err := l.h.Run(&linux.Command{Path: c.path, Args: c.args, Env: c.env, Dir: c.dir, Pty: c.pty}, files)
-	if err != nil {
-		return startError(err)
-	}
-	return nil
-}
-
-func (l *linuxLaunch) process() *os.Process { return l.h.Process() }
-
-func (l *linuxLaunch) wait() (outcome, *os.ProcessState) {
-	o, ps := l.h.Wait()
-	return outcome{exited: o.Exited, exit: o.Exit, signal: syscall.Signal(o.Signal)}, ps
-}
-
-func (l *linuxLaunch) kill() { l.h.Kill() }
+func (l *linuxLaunch) process() *os.Process            { return l.r.Process }
+func (l *linuxLaunch) wait() (*os.ProcessState, error) { return l.r.Wait() }
+func (l *linuxLaunch) kill()                           { l.r.Kill() }
 
 func startError(err error) error {
 	se, ok := err.(*linux.StartError)
@@ -107,11 +91,4 @@ func startError(err error) error {
 		return &commandError{msg: se.Msg, kind: errPermission, cause: se}
 	}
 	return &commandError{msg: se.Msg, cause: se}
-}
-
-func signalOf(ps interface{ Sys() any }) syscall.Signal {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return ws.Signal()
-	}
-	return 0
 }

@@ -4,18 +4,15 @@ package moat
 
 import (
 	"runtime"
-	"syscall"
 	"time"
 )
-
-type sigNum = syscall.Signal
 
 // newEngine reports that this platform's backend is not built yet.
 func newEngine(*Sandbox) (engine, error) {
 	return nil, errUnsupportedOS
 }
 
-func signalOf(interface{ Sys() any }) syscall.Signal { return 0 }
+func startError(err error) error { return err }
 
 func defaultMemoryBytes() int64 { return 8 << 30 }
 

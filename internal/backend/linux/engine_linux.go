@@ -49,12 +49,13 @@ type Engine struct {
 	missing []string
 	base    helperSpec
 	gaps    []string
-	gen     int       // bumped by configure: older idle helpers are stale
-	idle    []*Helper // pre-forked helpers, ready or getting ready
-	taken   int       // helpers handed out
-	want    int       // idle helpers to keep once the sandbox is warm
+	gen     int // bumped by configure: a zygote built before is stale
 	closed  bool
 	mu      sync.Mutex // guards everything above from ns on
+
+	zmu     sync.Mutex // guards zyg and running; taken before mu
+	zyg     *zygote
+	running int // commands started and not yet waited for
 }
 
 // New decides how Policy p is enforced on this host. Missing lists what
@@ -72,6 +73,9 @@ func New(p Policy) (*Engine, error) {
 func (e *Engine) configure(withNamespaces bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if reason := namespaceFailure(); reason != "" {
+		e.host.UserNS, e.host.UserNSReason = false, reason
+	}
 	e.ns = namespaces{}
 	if withNamespaces {
 		e.ns = namespaces{User: true, Mount: true, PID: true, Net: true, IPC: true, UTS: true, Cgroup: true}
@@ -129,12 +133,8 @@ func (e *Engine) Host() HostInfo { return e.host }
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	e.closed = true
-	idle := e.idle
-	e.idle = nil
 	e.mu.Unlock()
-	for _, h := range idle {
-		h.Discard()
-	}
+	e.closeZygote()
 	if e.cg != nil {
 		err := e.cg.Remove()
 		e.cg = nil

@@ -3,7 +3,6 @@ package linux
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -92,20 +91,26 @@ func buildRuleset(s *helperSpec) (*ruleset, error) {
 	return rs, nil
 }
 
-// addTerminals allows reading and writing the character devices (a
-// terminal, /dev/null) among the command's standard descriptors, so
-// reopening them through /dev/stdout or /proc/self/fd keeps working.
-func (rs *ruleset) addTerminals(fds []int) error {
+// addFD adds a rule for the file open as fd, narrowed to file rights when it
+// is not a directory.
+func (rs *ruleset) addFD(fd int, access uint64) error {
 	if rs.fd < 0 {
 		return nil
 	}
-	for _, fd := range fds {
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR {
-			if err := rs.addPath("/proc/self/fd/"+strconv.Itoa(fd), fsDevice); err != nil {
-				return err
-			}
-		}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("landlock rule for descriptor %d: %w", fd, err)
+	}
+	access &= rs.handled
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		access &= fsFileOnly
+	}
+	if access == 0 {
+		return nil
+	}
+	attr := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(fd)}
+	if err := landlockAddPathRule(rs.fd, &attr); err != nil {
+		return fmt.Errorf("landlock rule for descriptor %d: %w", fd, err)
 	}
 	return nil
 }
@@ -118,19 +123,7 @@ func (rs *ruleset) addPath(path string, access uint64) error {
 		return fmt.Errorf("landlock rule %q: %w", path, err)
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("landlock rule %q: %w", path, err)
-	}
-	access &= rs.handled
-	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		access &= fsFileOnly
-	}
-	if access == 0 {
-		return nil
-	}
-	attr := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(fd)}
-	if err := landlockAddPathRule(rs.fd, &attr); err != nil {
+	if err := rs.addFD(fd, access); err != nil {
 		return fmt.Errorf("landlock rule %q: %w", path, err)
 	}
 	return nil

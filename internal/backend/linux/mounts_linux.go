@@ -27,9 +27,10 @@ type keptPath struct {
 }
 
 // setupMounts builds the sandbox's view of the filesystem in its new mount
-// namespace: a minimal /dev, a /proc for its own PID namespace, private
-// temporary directories, and the working directory and writable grants
-// bound again without exec, suid or device rights.
+// namespace: a minimal /dev, private temporary directories, and the working
+// directory and writable grants bound again without exec, suid or device
+// rights. The sandbox's init mounts /proc afterwards, from inside the
+// sandbox's PID namespace.
 func setupMounts(s *helperSpec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make / private: %w", err)
@@ -53,11 +54,6 @@ func setupMounts(s *helperSpec) error {
 
 	if err := buildDev(devFDs); err != nil {
 		return fmt.Errorf("/dev: %w", err)
-	}
-	if s.NS.PID {
-		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-			return fmt.Errorf("mount /proc: %w", err)
-		}
 	}
 	for _, m := range masks {
 		if err := mountTmpfs(m, "mode=0755"); err != nil {
@@ -284,6 +280,14 @@ func maskFiles(paths []string) error {
 				return fmt.Errorf("mask %q: %w", p, err)
 			}
 		}
+	}
+	return nil
+}
+
+// mountProc mounts a /proc that shows the helper's own PID namespace.
+func mountProc() error {
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount /proc: %w", err)
 	}
 	return nil
 }

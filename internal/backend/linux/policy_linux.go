@@ -201,7 +201,7 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 
 	ns := Layer{Name: "namespaces", Active: e.ns.User}
 	if ns.Active {
-		ns.Detail = "user, mount, pid, net, ipc, uts, cgroup; private /tmp, /run and /dev/shm; minimal /dev; noexec working directory"
+		ns.Detail = "user, mount, pid, net, ipc, uts, cgroup; an init as PID 1; private /tmp, /run and /dev/shm; minimal /dev; noexec working directory"
 	} else {
 		ns.Detail = h.UserNSReason
 		e.gaps = append(e.gaps,

@@ -58,6 +58,13 @@ func Probe() HostInfo {
 	return h
 }
 
+// namespaceFailure says why the host refused namespaces, if it did.
+func namespaceFailure() string {
+	nsMu.Lock()
+	defer nsMu.Unlock()
+	return nsFailed
+}
+
 // markNamespacesUnavailable records, for the rest of the process, that the
 // host refused the sandbox's namespaces.
 func markNamespacesUnavailable(reason string) {
@@ -143,7 +150,7 @@ func probeNamespaces() (bool, string) {
 	cmd.Env = []string{HelperEnv + "=probe"}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	cmd.SysProcAttr = namespaceAttr()
+	cmd.SysProcAttr = namespaceAttr(namespaceFlags)
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
@@ -158,13 +165,18 @@ func probeNamespaces() (bool, string) {
 const namespaceFlags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
 	syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP
 
+// zygoteFlags are the namespaces a sandbox's zygote holds for all its
+// commands; each command then gets a PID and mount namespace of its own.
+const zygoteFlags = namespaceFlags &^ syscall.CLONE_NEWPID
+
 // namespaceAttr maps the caller's uid and gid to themselves in a new user
-// namespace and keeps, across the helper's execve, only the capabilities
-// the helper needs to build the sandbox; it drops them before the command.
-func namespaceAttr() *syscall.SysProcAttr {
+// namespace with the given namespaces, and keeps, across the helper's
+// execve, only the capabilities the helper needs to build the sandbox; it
+// drops them before the command.
+func namespaceAttr(flags uintptr) *syscall.SysProcAttr {
 	uid, gid := os.Geteuid(), os.Getegid()
 	return &syscall.SysProcAttr{
-		Cloneflags:  namespaceFlags,
+		Cloneflags:  flags,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP},

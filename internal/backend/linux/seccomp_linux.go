@@ -15,3 +15,7 @@ func buildSeccomp(allowInetTCP bool) ([]unix.SockFilter, error) {
 	}
 	return seccomp.Assemble(arch, seccomp.Options{AllowInetStream: allowInetTCP})
 }
+
+// installFilter loads the filter on the calling thread; no_new_privs must
+// be set.
+func installFilter(f []unix.SockFilter) error { return seccomp.Install(f) }

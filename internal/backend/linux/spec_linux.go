@@ -31,9 +31,8 @@ type helperSpec struct {
 	Nice         int        `json:"nice"`
 	IOPriority   int        `json:"io_priority"`
 	NoexecMounts bool       `json:"noexec_mounts"`
-	// TraceStart, when not zero, is the parent's clock (Unix nanoseconds)
-	// when it started the helper; the helper then prints how long each
-	// layer took, for bench/startup.sh.
+	// TraceStart, when not zero, is moat's clock (Unix nanoseconds) when it
+	// started the zygote, which then reports how long each layer took.
 	TraceStart int64 `json:"trace_start,omitempty"`
 	// MaskFiles are hidden inside the mount namespace (secrets in /etc).
 	MaskFiles []string `json:"mask_files"`
@@ -153,21 +152,28 @@ func closeFDs(fds []int) {
 	}
 }
 
-// status is one line the helper reports to its parent on fd 4.
+// status is the one line a helper reports on its status descriptor once
+// it is set up.
 type status struct {
-	// Ready says the sandbox is built and the helper waits for a command.
+	// Ready says the sandbox is built.
 	Ready bool `json:"ready,omitempty"`
-	// Pid is the command's pid in the helper's PID namespace; set once the
-	// command has started.
-	Pid int `json:"pid,omitempty"`
-	// Error and Code report a failure to set up or start the command.
+	// Error and Code report a failure; Namespaces marks one in setting up
+	// the namespaces, which moat answers by running without them.
+	Error      string `json:"error,omitempty"`
+	Code       int    `json:"code,omitempty"`
+	Namespaces bool   `json:"namespaces,omitempty"`
+}
+
+// reply answers a command: its pid in moat's PID namespace, or why it could
+// not start (Code 126 or 127 as env(1) uses them, else 125).
+type reply struct {
+	Pid   int    `json:"pid,omitempty"`
 	Error string `json:"error,omitempty"`
 	Code  int    `json:"code,omitempty"`
-	// Namespaces marks an Error in setting up the namespaces, which the
-	// parent answers by retrying without them.
-	Namespaces bool `json:"namespaces,omitempty"`
-	// Exited and Signal report how the command ended.
-	Exited bool `json:"exited,omitempty"`
-	Exit   int  `json:"exit,omitempty"`
-	Signal int  `json:"signal,omitempty"`
+}
+
+// initRequest asks the sandbox's init to kill every other process of the
+// sandbox; it answers with an empty initRequest.
+type initRequest struct {
+	Sweep bool `json:"sweep,omitempty"`
 }

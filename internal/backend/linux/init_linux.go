@@ -1,0 +1,115 @@
+package linux
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// startInit starts the sandbox's init as the first process of the PID
+// namespace the calling thread unshared, with initSock (moat's control
+// socket for it) as its descriptor 3. Once the init exists, the namespace
+// can be opened; startInit returns it, after the init has mounted the
+// sandbox's /proc over ours.
+func startInit(initSock int) (pidns int, err error) {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(pair[0])
+	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(pair[1])
+		return -1, err
+	}
+	defer unix.Close(null)
+	_, err = syscall.ForkExec("/proc/self/exe", []string{"moat-init"}, &syscall.ProcAttr{
+		Env:   []string{HelperEnv + "=init"},
+		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(initSock), uintptr(pair[1])},
+		Sys: &syscall.SysProcAttr{
+			AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN},
+			Pdeathsig:   syscall.SIGKILL,
+		},
+	})
+	unix.Close(pair[1])
+	if err != nil {
+		return -1, fmt.Errorf("start init: %w", err)
+	}
+	// The init waits for this go-ahead before it mounts /proc, after which
+	// our own thread is no longer visible there.
+	pidns, err = unix.Open("/proc/thread-self/ns/pid_for_children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("pid namespace: %w", err)
+	}
+	if _, err := unix.Write(pair[0], []byte{1}); err != nil {
+		unix.Close(pidns)
+		return -1, fmt.Errorf("init: %w", err)
+	}
+	buf := make([]byte, 512)
+	n, _ := unix.Read(pair[0], buf)
+	if n <= 0 || string(buf[:n]) != "ok\n" {
+		unix.Close(pidns)
+		if n <= 0 {
+			return -1, fmt.Errorf("init exited before it was ready")
+		}
+		return -1, fmt.Errorf("init: %s", buf[:n])
+	}
+	return pidns, nil
+}
+
+// initMain is the init role: PID 1 of the sandbox. It mounts the sandbox's
+// /proc, then reaps orphans, kills every other process of the sandbox when
+// moat asks (a sweep, once no command runs), and exits when moat's control
+// socket closes, which ends the whole PID namespace.
+func initMain() int {
+	// Orphans must be reaped even while we wait on the socket.
+	go reapForever()
+	var goAhead [1]byte
+	if n, _ := unix.Read(statusFD, goAhead[:]); n != 1 {
+		return 125
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		_, _ = unix.Write(statusFD, []byte(fmt.Sprintf("mount /proc: %v", err)))
+		return 125
+	}
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	if err := dropCapabilities(); err != nil {
+		_, _ = unix.Write(statusFD, []byte(err.Error()))
+		return 125
+	}
+	_, _ = unix.Write(statusFD, []byte("ok\n"))
+	unix.Close(statusFD)
+	for {
+		var req initRequest
+		fds, err := recvMessage(ctrlFD, &req)
+		closeFDs(fds)
+		if err != nil {
+			return 0 // moat is gone or closed the sandbox: PID 1 exits, the kernel kills the rest
+		}
+		if req.Sweep {
+			_ = unix.Kill(-1, unix.SIGKILL) // every process of the namespace but PID 1
+		}
+		if err := sendMessage(ctrlFD, initRequest{}, nil); err != nil {
+			return 0
+		}
+	}
+}
+
+// reapForever reaps every child the init inherits: the commands' orphans.
+func reapForever() {
+	sig := make(chan os.Signal, 8)
+	signal.Notify(sig, unix.SIGCHLD)
+	for {
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if pid <= 0 || err != nil {
+				break
+			}
+		}
+		<-sig
+	}
+}

@@ -1,0 +1,284 @@
+package linux
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// zygote is moat's handle on a sandbox's zygote process.
+type zygote struct {
+	gen      int // the engine configuration it was built for
+	proc     *exec.Cmd
+	ctrl     *os.File // control socket; closing it ends the zygote
+	initSock *os.File // the init's control socket; closing it ends the sandbox's PID namespace
+}
+
+// Command is one command to run in the sandbox.
+type Command struct {
+	Path string
+	Args []string
+	Env  []string
+	Dir  string
+	// Pty makes Files[0] the controlling terminal.
+	Pty bool
+}
+
+// StartError is a failure to set up the sandbox or start the command; Code
+// is 125, or 126/127 for a command that cannot be executed or found.
+type StartError struct {
+	Code int
+	Msg  string
+	// Namespaces marks a failure to set up the namespaces.
+	Namespaces bool
+}
+
+func (e *StartError) Error() string { return e.Msg }
+
+// spawnError is a failure to start the zygote process itself; with
+// namespaces, the kernel refusing them shows up here.
+type spawnError struct{ err error }
+
+func (e *spawnError) Error() string { return "start sandbox helper: " + e.err.Error() }
+func (e *spawnError) Unwrap() error { return e.err }
+
+// Running is one started command.
+type Running struct {
+	engine *Engine
+	zyg    *zygote
+	// Process is the command itself, a child of this process.
+	Process *os.Process
+}
+
+// Start runs c in the sandbox with files as its descriptors 0, 1, 2 and up.
+// The caller may close its copies of files afterwards.
+func (e *Engine) Start(c *Command, files []*os.File) (*Running, error) {
+	e.zmu.Lock()
+	defer e.zmu.Unlock()
+	z, err := e.zygoteLocked()
+	if err != nil {
+		return nil, err
+	}
+	fds := make([]int, len(files))
+	for i, f := range files {
+		fds[i] = int(f.Fd())
+	}
+	spec := commandSpec{Path: c.Path, Args: c.Args, Env: c.Env, Dir: c.Dir, Files: len(fds), Pty: c.Pty}
+	if os.Getenv(TraceEnv) == "1" {
+		spec.TraceStart = time.Now().UnixNano()
+	}
+	var r reply
+	err = sendMessage(int(z.ctrl.Fd()), &spec, fds)
+	if err == nil {
+		var got []int
+		got, err = recvMessage(int(z.ctrl.Fd()), &r)
+		closeFDs(got)
+	}
+	if err != nil {
+		e.dropZygoteLocked(z)
+		return nil, &StartError{Code: 125, Msg: fmt.Sprintf("sandbox helper: %v", err)}
+	}
+	if r.Error != "" {
+		return nil, &StartError{Code: r.Code, Msg: r.Error}
+	}
+	p, err := os.FindProcess(r.Pid)
+	if err != nil {
+		return nil, &StartError{Code: 125, Msg: err.Error()}
+	}
+	e.running++
+	return &Running{engine: e, zyg: z, Process: p}, nil
+}
+
+// Wait waits for the command, kills what is left of its process group while
+// its pid cannot be reused yet, reaps it, and, once no command of the
+// sandbox runs, kills every process the sandbox still has.
+func (r *Running) Wait() (*os.ProcessState, error) {
+	pid := r.Process.Pid
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	state, err := r.Process.Wait()
+	e := r.engine
+	e.zmu.Lock()
+	e.running--
+	if e.running == 0 && e.zyg == r.zyg && r.zyg != nil {
+		r.zyg.sweep()
+	}
+	e.zmu.Unlock()
+	return state, err
+}
+
+// Kill kills the command and its process group.
+func (r *Running) Kill() {
+	_ = syscall.Kill(-r.Process.Pid, syscall.SIGKILL)
+	_ = r.Process.Kill()
+}
+
+// zygoteLocked returns the sandbox's zygote, starting it the first time and
+// after the configuration changed. e.zmu is held.
+func (e *Engine) zygoteLocked() (*zygote, error) {
+	e.mu.Lock()
+	gen, spec, closed, useNS := e.gen, e.base, e.closed, e.ns.User
+	e.mu.Unlock()
+	if closed {
+		return nil, &StartError{Code: 125, Msg: "sandbox closed"}
+	}
+	if e.zyg != nil && e.zyg.gen == gen {
+		return e.zyg, nil
+	}
+	if e.zyg != nil {
+		e.zyg.close()
+		e.zyg = nil
+	}
+	if os.Getenv(TraceEnv) == "1" {
+		spec.TraceStart = time.Now().UnixNano()
+	}
+	z, err := e.startZygote(spec, useNS)
+	if err != nil {
+		return nil, err
+	}
+	z.gen = gen
+	e.zyg = z
+	return z, nil
+}
+
+func (e *Engine) dropZygoteLocked(z *zygote) {
+	if e.zyg == z {
+		e.zyg = nil
+		z.close()
+	}
+}
+
+func (e *Engine) closeZygote() {
+	e.zmu.Lock()
+	defer e.zmu.Unlock()
+	if e.zyg != nil {
+		e.zyg.close()
+		e.zyg = nil
+	}
+}
+
+// startZygote starts the zygote and waits until the sandbox is built.
+func (e *Engine) startZygote(spec helperSpec, useNS bool) (*zygote, error) {
+	ctrl, ctrlChild, err := seqpacketPair("moat-zygote")
+	if err != nil {
+		return nil, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		ctrl.Close()
+		ctrlChild.Close()
+		return nil, err
+	}
+	defer statusR.Close()
+	z := &zygote{ctrl: ctrl, proc: &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{"moat-zygote"},
+		Env:         []string{HelperEnv + "=zygote"},
+		ExtraFiles:  []*os.File{ctrlChild, statusW},
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}}
+	if useNS {
+		z.proc.SysProcAttr = namespaceAttr(zygoteFlags)
+	}
+	if e.cg != nil && e.cg.V2FD() >= 0 {
+		z.proc.SysProcAttr.UseCgroupFD = true
+		z.proc.SysProcAttr.CgroupFD = e.cg.V2FD()
+	}
+	err = startOnSpawner(z.proc)
+	ctrlChild.Close()
+	statusW.Close()
+	if err != nil {
+		ctrl.Close()
+		return nil, &spawnError{err}
+	}
+	if e.cg != nil {
+		if err := e.cg.Add(z.proc.Process.Pid); err != nil {
+			z.close()
+			return nil, &StartError{Code: 125, Msg: fmt.Sprintf("cgroup: %v", err)}
+		}
+	}
+	var initChild *os.File
+	var send []int
+	if useNS {
+		if z.initSock, initChild, err = seqpacketPair("moat-init"); err != nil {
+			z.close()
+			return nil, err
+		}
+		send = []int{int(initChild.Fd())}
+	}
+	err = sendMessage(int(ctrl.Fd()), &spec, send)
+	if initChild != nil {
+		initChild.Close()
+	}
+	if err != nil {
+		z.close()
+		return nil, &StartError{Code: 125, Msg: err.Error()}
+	}
+	line, err := bufio.NewReader(statusR).ReadBytes('\n')
+	var st status
+	if err == nil {
+		err = json.Unmarshal(line, &st)
+	}
+	switch {
+	case err != nil:
+		z.close()
+		return nil, &StartError{Code: 125, Msg: "sandbox helper exited before the sandbox was ready"}
+	case st.Error != "":
+		z.close()
+		return nil, &StartError{Code: st.Code, Msg: st.Error, Namespaces: st.Namespaces}
+	}
+	return z, nil
+}
+
+// sweep has the sandbox's init kill every process but itself.
+func (z *zygote) sweep() {
+	if z.initSock == nil {
+		return
+	}
+	fd := int(z.initSock.Fd())
+	if sendMessage(fd, initRequest{Sweep: true}, nil) == nil {
+		var ack initRequest
+		got, _ := recvMessage(fd, &ack)
+		closeFDs(got)
+	}
+}
+
+// close ends the sandbox: the init's exit kills every process of its PID
+// namespace, and the zygote's own cleanup handles a sandbox without one.
+func (z *zygote) close() {
+	if z.initSock != nil {
+		z.initSock.Close()
+	}
+	z.ctrl.Close()
+	if z.proc.Process == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() { _, _ = z.proc.Process.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		_ = z.proc.Process.Kill()
+		<-done
+	}
+}
+
+func seqpacketPair(name string) (ours, theirs *os.File, err error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("socketpair: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), name), os.NewFile(uintptr(fds[1]), name), nil
+}

@@ -1,0 +1,275 @@
+package linux
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// A zygote holds one sandbox. It is built once, when the sandbox's first
+// command starts: the namespaces (user, mount, network, IPC, UTS, cgroup)
+// with the sandbox's mounts, a PID namespace whose PID 1 is the sandbox's
+// init, the Landlock ruleset, the seccomp filter and the rlimits.
+//
+// For each command it takes a fresh OS thread, joins the sandbox's PID
+// namespace, drops that thread's capabilities, sets no_new_privs, enforces
+// Landlock and seccomp on it, and forks the command from it with
+// CLONE_PARENT. The command thus inherits every restriction, and its parent
+// is moat's own process, which waits for it like any child: Cmd.Process is
+// the command itself and its ProcessState is real. The thread then ends, so
+// no restriction ever leaks into the zygote. A warm sandbox pays for one
+// fork and exec per command, not for a new helper process and namespaces.
+type zygoteProc struct {
+	spec     helperSpec
+	rules    *ruleset
+	filter   []unix.SockFilter
+	pidnsFD  int // the sandbox's PID namespace, or -1 without namespaces
+	trace    *tracer
+	built    string // the trace of building the sandbox, printed with the first traced command
+	mu       sync.Mutex
+	started  []int // process groups of the commands, for cleanup without a PID namespace
+	cleaning sync.Once
+}
+
+// zygoteMain is the zygote role.
+func zygoteMain() int {
+	z := &zygoteProc{pidnsFD: -1}
+	var spec helperSpec
+	fds, err := recvMessage(ctrlFD, &spec)
+	if err != nil {
+		writeStatus(statusFD, status{Error: fmt.Sprintf("reading sandbox spec: %v", err), Code: 125})
+		return 125
+	}
+	z.spec = spec
+	z.trace = newTracer(spec.TraceStart)
+	z.trace.mark("clone+exec+runtime")
+	if err := z.build(fds); err != nil {
+		var ne *nsError
+		writeStatus(statusFD, status{Error: err.Error(), Code: 125, Namespaces: errors.As(err, &ne)})
+		return 125
+	}
+	z.built = z.trace.line("sandbox")
+	writeStatus(statusFD, status{Ready: true})
+	unix.Close(statusFD)
+	return z.serve()
+}
+
+// nsError is a failure to set up the namespaces.
+type nsError struct{ err error }
+
+func (e *nsError) Error() string { return e.err.Error() }
+
+// build makes the sandbox. fds holds the init's control socket when the
+// sandbox has namespaces.
+func (z *zygoteProc) build(fds []int) error {
+	s := &z.spec
+	// moat's death must end the sandbox: the control socket's EOF and the
+	// parent-death signal both lead to cleanup.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, unix.SIGUSR1)
+	go func() { <-sigs; z.cleanup(); os.Exit(137) }()
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGUSR1), 0, 0, 0); err != nil {
+		return fmt.Errorf("pdeathsig: %w", err)
+	}
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	if s.NS.User {
+		if len(fds) != 1 {
+			return fmt.Errorf("sandbox spec came with %d descriptors, want 1", len(fds))
+		}
+		if err := z.buildNamespaces(fds[0]); err != nil {
+			return err
+		}
+	}
+	rules, err := buildRuleset(s)
+	if err != nil {
+		return err
+	}
+	z.rules = rules
+	if z.filter, err = buildSeccomp(s.AllowInetTCP); err != nil {
+		return err
+	}
+	z.trace.mark("landlock-rules+seccomp-build")
+	// Limits last: they bind the zygote too, and everything it forks.
+	if err := applyRlimits(s.Rlimits); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (z *zygoteProc) buildNamespaces(initSock int) error {
+	s := &z.spec
+	if err := setupMounts(s); err != nil {
+		return &nsError{fmt.Errorf("mount namespace: %w", err)}
+	}
+	z.trace.mark("mounts")
+	if err := bringUpLoopback(); err != nil {
+		return &nsError{fmt.Errorf("network namespace: %w", err)}
+	}
+	if err := unix.Sethostname([]byte("moat")); err != nil {
+		return &nsError{fmt.Errorf("sethostname: %w", err)}
+	}
+	z.trace.mark("netns+uts")
+	// A new PID namespace for what this thread forks from now on; the
+	// first child, the init, becomes its PID 1.
+	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
+		return &nsError{fmt.Errorf("unshare pid namespace: %w", err)}
+	}
+	fd, err := startInit(initSock)
+	if err != nil {
+		return &nsError{err}
+	}
+	z.pidnsFD = fd
+	z.trace.mark("pidns+init")
+	return nil
+}
+
+// serve runs commands until moat closes the control socket.
+func (z *zygoteProc) serve() int {
+	for {
+		var cmd commandSpec
+		files, err := recvMessage(ctrlFD, &cmd)
+		if err != nil {
+			z.cleanup()
+			return 0
+		}
+		r := z.runCommand(&cmd, files)
+		closeFDs(files)
+		if err := sendMessage(ctrlFD, &r, nil); err != nil {
+			z.cleanup()
+			return 0
+		}
+	}
+}
+
+// runCommand forks the command from a new thread that carries every
+// restriction and ends with it.
+func (z *zygoteProc) runCommand(cmd *commandSpec, files []int) reply {
+	if len(files) != cmd.Files || len(files) < 3 {
+		return reply{Error: fmt.Sprintf("command came with %d descriptors, want %d (at least 3)", len(files), cmd.Files), Code: 125}
+	}
+	done := make(chan reply)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		done <- z.forkCommand(cmd, files)
+	}()
+	r := <-done
+	if r.Pid > 0 && z.pidnsFD < 0 {
+		z.mu.Lock()
+		z.started = append(z.started, r.Pid)
+		z.mu.Unlock()
+	}
+	return r
+}
+
+func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
+	t := newTracer(cmd.TraceStart)
+	t.mark("command received")
+	fail := func(err error) reply { return reply{Error: err.Error(), Code: 125} }
+	if z.pidnsFD >= 0 {
+		if err := unix.Setns(z.pidnsFD, unix.CLONE_NEWPID); err != nil {
+			return fail(fmt.Errorf("join pid namespace: %w", err))
+		}
+	}
+	rules := z.rules
+	if terminals := terminalFDs(files[:3]); len(terminals) > 0 {
+		// The command's own terminal needs a rule of its own, in a
+		// ruleset of its own.
+		rs, err := buildRuleset(&z.spec)
+		if err != nil {
+			return fail(err)
+		}
+		defer rs.close()
+		for _, fd := range terminals {
+			if err := rs.addFD(fd, fsDevice); err != nil {
+				return fail(err)
+			}
+		}
+		rules = rs
+	}
+	if err := applyPriority(z.spec.Nice, z.spec.IOPriority); err != nil {
+		return fail(err)
+	}
+	if err := dropCapabilities(); err != nil {
+		return fail(err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fail(fmt.Errorf("no_new_privs: %w", err))
+	}
+	if err := rules.restrictThread(); err != nil {
+		return fail(err)
+	}
+	if err := installFilter(z.filter); err != nil {
+		return fail(err)
+	}
+	t.mark("restrict thread")
+	fds := make([]uintptr, len(files))
+	for i, fd := range files {
+		fds[i] = uintptr(fd)
+	}
+	pid, err := syscall.ForkExec(cmd.Path, cmd.Args, &syscall.ProcAttr{
+		Dir:   cmd.Dir,
+		Env:   cmd.Env,
+		Files: fds,
+		Sys: &syscall.SysProcAttr{
+			Setsid:     true,
+			Setctty:    cmd.Pty,
+			Ctty:       0,
+			Cloneflags: syscall.CLONE_PARENT,
+		},
+	})
+	if err != nil {
+		return reply{Error: fmt.Sprintf("%s: %v", cmd.Path, err), Code: execFailureCode(err)}
+	}
+	t.mark("fork+exec")
+	if cmd.TraceStart != 0 {
+		_, _ = unix.Write(files[2], []byte(z.built+t.line("command")))
+		z.built = ""
+	}
+	return reply{Pid: pid}
+}
+
+// terminalFDs returns the standard descriptors that are character devices
+// other than the harmless ones every sandbox may use (a terminal, usually),
+// so reopening them through /dev/stdout or /proc/self/fd keeps working.
+func terminalFDs(fds []int) []int {
+	var out []int
+	for _, fd := range fds {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
+			continue
+		}
+		// /dev/null, zero, full, random, urandom: major 1.
+		if unix.Major(st.Rdev) == 1 {
+			continue
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+// execFailureCode maps an exec error to the exit status env(1) uses.
+func execFailureCode(err error) int {
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+		return 127
+	}
+	return 126
+}
+
+// cleanup ends every command the zygote started, when moat has gone. With a
+// PID namespace the init does that; without one, each command's process
+// group is killed.
+func (z *zygoteProc) cleanup() {
+	z.cleaning.Do(func() {
+		z.mu.Lock()
+		defer z.mu.Unlock()
+		for _, pgid := range z.started {
+			_ = unix.Kill(-pgid, unix.SIGKILL)
+		}
+	})
+}
