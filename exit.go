@@ -20,6 +20,9 @@ type ExitError struct {
 
 // Signal returns the signal that killed the command, or nil.
 func (e *ExitError) Signal() os.Signal {
+	if e.ProcessState == nil {
+		return nil
+	}
 	if ws, ok := e.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return ws.Signal()
 	}
@@ -32,6 +35,9 @@ func (e *ExitError) StatusCode() int {
 	if s, ok := e.Signal().(syscall.Signal); ok {
 		return 128 + int(s)
 	}
+	if e.ProcessState == nil {
+		return -1
+	}
 	return e.ExitCode()
 }
 
@@ -40,7 +46,10 @@ func (e *ExitError) StatusCode() int {
 func (e *ExitError) Reason() string { return e.reason }
 
 func (e *ExitError) Error() string {
-	s := e.ProcessState.String()
+	s := "exit status unknown"
+	if e.ProcessState != nil {
+		s = e.ProcessState.String()
+	}
 	if e.reason != "" {
 		s += " (" + e.reason + ")"
 	}

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/moat-sandbox/moat"
+)
+
+// sandboxFlags are the policy flags shared by run and shell.
+type sandboxFlags struct {
+	workDir    string
+	env        envList
+	memory     sizeValue
+	fileSize   sizeValue
+	disk       sizeValue
+	cpuTime    countValue
+	processes  countValue
+	openFiles  countValue
+	timeout    durationValue
+	nice       niceValue
+	ioPriority ioPriorityValue
+	bestEffort bool
+}
+
+// addSandboxFlags registers the policy flags on fs and returns where their
+// values land.
+func addSandboxFlags(fs *pflag.FlagSet) *sandboxFlags {
+	f := &sandboxFlags{
+		cpuTime:   countValue{unit: "SECONDS"},
+		processes: countValue{unit: "N"},
+		openFiles: countValue{unit: "N"},
+	}
+	fs.StringVar(&f.workDir, "workdir", "", "use the existing directory `DIR` as the working directory, the only writable place, and keep it (default: a fresh private directory, removed afterwards)")
+	fs.Var(&f.env, "env", "pass the host's NAME into the sandbox, or set NAME=VALUE (repeatable)")
+	fs.Var(&f.memory, "memory", "memory limit, like 512M or 2G, or unlimited (default: half the host's memory)")
+	fs.Var(&f.cpuTime, "cpu-time", "CPU time limit of each process in seconds, or unlimited (default: none)")
+	fs.Var(&f.fileSize, "file-size", "largest file a process may write, or unlimited (default: 4G)")
+	fs.Var(&f.processes, "processes", "most processes and threads, or unlimited (default: 1024)")
+	fs.Var(&f.openFiles, "open-files", "most open descriptors of each process, or unlimited (default: 1024)")
+	fs.Var(&f.disk, "disk", "how much the working directory's file system may fill, or unlimited (default: half the free space)")
+	fs.Var(&f.timeout, "timeout", "wall-clock limit, like 30s or 2m; the whole process tree is killed after it (default: none)")
+	fs.Var(&f.nice, "nice", "lower the CPU priority by N steps, 0 through 19")
+	fs.Var(&f.ioPriority, "io-priority", "lower the disk priority")
+	fs.BoolVar(&f.bestEffort, "best-effort", false, "run even where the host cannot enforce every layer (see moat doctor) instead of failing")
+	return f
+}
+
+// config builds the sandbox policy. It checks what parsing could not, such
+// as that --workdir exists, so that a bad flag is a usage error with no
+// side effects rather than a failure of moat.New.
+func (f *sandboxFlags) config() (moat.Config, error) {
+	cfg := moat.Config{
+		WorkDir: f.workDir,
+		Env:     f.env.env(),
+		Limits: moat.Limits{
+			MemoryBytes:   int64(f.memory),
+			CPUSeconds:    f.cpuTime.n,
+			FileSizeBytes: int64(f.fileSize),
+			Processes:     f.processes.n,
+			OpenFiles:     f.openFiles.n,
+			DiskBytes:     int64(f.disk),
+			Timeout:       time.Duration(f.timeout),
+		},
+		Nice:       int(f.nice),
+		IOPriority: moat.IOPriority(f.ioPriority),
+	}
+	if f.bestEffort {
+		cfg.Enforcement = moat.BestEffort
+	}
+	if f.workDir != "" {
+		fi, err := os.Stat(f.workDir)
+		switch {
+		case err != nil:
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return cfg, usagef("--workdir %q: %v", f.workDir, err)
+		case !fi.IsDir():
+			return cfg, usagef("--workdir %q: not a directory", f.workDir)
+		}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/moat-sandbox/moat"
+)
+
+// newRunCmd builds "moat run".
+func newRunCmd(std stdio) *cobra.Command {
+	var flags *sandboxFlags
+	c := &cobra.Command{
+		Use:   "run [flags] [--] COMMAND [ARG...]",
+		Short: "Run a command in a sandbox",
+		Long: `Run COMMAND in a sandbox, with moat's standard input, output and error.
+
+Flags end at COMMAND: everything after it belongs to the command. moat exits
+with the command's status, 128+N if signal N killed it, 126 if it cannot be
+executed, 127 if it is not found, 125 if moat itself fails, and 2 for a bad
+flag. SIGHUP, SIGINT, SIGQUIT and SIGTERM sent to moat are passed on to the
+command.
+
+SIZE is a number of bytes with an optional binary suffix K, M, G or T (also
+KiB, MiB...), or "unlimited"; 0 or no flag means moat's default.`,
+		Example: `  moat run -- python3 -c 'print("hello from the sandbox")'
+  moat run --memory 1G --timeout 30s --workdir ./job -- ./build.sh
+  moat run --env PYTHONHASHSEED=0 --env TERM python3 script.py`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("run: missing command (usage: moat run [flags] [--] COMMAND [ARG...])")
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			return runCommand(std, flags, args)
+		},
+	}
+	c.Flags().SetInterspersed(false)
+	flags = addSandboxFlags(c.Flags())
+	return c
+}
+
+// runCommand runs args in a sandbox built from flags and returns the
+// command's outcome for exitCode.
+func runCommand(std stdio, flags *sandboxFlags, args []string) error {
+	cfg, err := flags.config()
+	if err != nil {
+		return err
+	}
+	sigs := catchSignals()
+	defer sigs.stop()
+	sb, err := moat.New(cfg)
+	if err != nil {
+		return sandboxError(err)
+	}
+	defer sb.Close()
+
+	cmd := sb.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.in, std.out, std.err
+	if err := cmd.Start(); err != nil {
+		return startError(err)
+	}
+	sigs.forwardTo(cmd.Process)
+	return cmd.Wait()
+}
+
+// startError keeps the errors that say the command cannot be found or
+// executed, which map to 127 and 126, and marks the rest as moat's own.
+func startError(err error) error {
+	if code, _ := exitCode(err); code == exitNotFound || code == exitCannotExec {
+		return err
+	}
+	return fail(err)
+}

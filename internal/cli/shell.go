@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/spf13/cobra"
+
+	"github.com/moat-sandbox/moat"
+)
+
+// outputDrain bounds how long shell waits, after the shell exits, for its
+// last output; a leftover process holding the terminal must not hang moat.
+const outputDrain = 2 * time.Second
+
+// newShellCmd builds "moat shell".
+func newShellCmd(std stdio) *cobra.Command {
+	var flags *sandboxFlags
+	var shell string
+	c := &cobra.Command{
+		Use:   "shell [flags]",
+		Short: "Start an interactive shell in a sandbox",
+		Long: `Start an interactive shell in a sandbox, on a terminal of its own.
+
+The shell is --shell, else $SHELL if it lies under /usr or /bin, else
+/bin/bash if present, else /bin/sh. moat exits with the shell's status.`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return runShell(std, flags, shell)
+		},
+	}
+	flags = addSandboxFlags(c.Flags())
+	c.Flags().StringVar(&shell, "shell", "", "run the shell `PATH` (default: $SHELL if under /usr or /bin, else /bin/bash, else /bin/sh)")
+	return c
+}
+
+// runShell runs shell, or the default shell, in a sandbox on a new pty
+// whose other side moat connects to its own standard streams.
+func runShell(std stdio, flags *sandboxFlags, shell string) error {
+	cfg, err := flags.config()
+	if err != nil {
+		return err
+	}
+	if shell == "" {
+		shell = defaultShell(os.Getenv("SHELL"), isExecutable)
+	}
+	sigs := catchSignals()
+	defer sigs.stop()
+	sb, err := moat.New(cfg)
+	if err != nil {
+		return sandboxError(err)
+	}
+	defer sb.Close()
+
+	master, slave, err := pty.Open()
+	if err != nil {
+		return failf("shell: open a terminal: %v", err)
+	}
+	defer master.Close()
+	stopResize := syncSize(std.in, master)
+	defer stopResize()
+
+	cmd := sb.Command(shell)
+	cmd.Env = []string{"SHELL=" + shell}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.Setctty = true
+	err = cmd.Start()
+	slave.Close() // the shell holds it now; its last close ends the output
+	if err != nil {
+		return startError(err)
+	}
+	sigs.forwardTo(cmd.Process)
+	restore := makeRaw(std.in)
+	defer restore()
+
+	output := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(std.out, master) // ends with EIO once the shell is gone
+		close(output)
+	}()
+	go copyInput(master, std.in)
+
+	waitErr := cmd.Wait()
+	select {
+	case <-output:
+	case <-time.After(outputDrain):
+		_ = master.SetReadDeadline(time.Now())
+	}
+	return waitErr
+}
+
+// copyInput copies moat's input to the terminal. At the end of an input
+// that is not a terminal it types ^D, so that the shell sees end of file.
+func copyInput(master io.Writer, in io.Reader) {
+	if _, err := io.Copy(master, in); err == nil {
+		_, _ = master.Write([]byte{4})
+	}
+}
+
+// defaultShell picks $SHELL when it names an executable under /usr or /bin,
+// which the sandbox can run; otherwise /bin/bash if present, else /bin/sh.
+func defaultShell(env string, executable func(string) bool) string {
+	if filepath.IsAbs(env) {
+		p := filepath.Clean(env)
+		if (strings.HasPrefix(p, "/usr/") || strings.HasPrefix(p, "/bin/")) && executable(p) {
+			return p
+		}
+	}
+	if executable("/bin/bash") {
+		return "/bin/bash"
+	}
+	return "/bin/sh"
+}
+
+// isExecutable reports whether path is a regular file with an execute bit.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
