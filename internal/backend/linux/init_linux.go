@@ -9,21 +9,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// startInit starts the sandbox's init as the first process of the PID
+// initStart is an init that has been forked and boots while the zygote
+// builds the rest of the sandbox.
+type initStart struct{ sock int }
+
+// forkInit starts the sandbox's init as the first process of the PID
 // namespace the calling thread unshared, with initSock (moat's control
-// socket for it) as its descriptor 3. Once the init exists, the namespace
-// can be opened; startInit returns it, after the init has mounted the
-// sandbox's /proc over ours.
-func startInit(initSock int) (pidns int, err error) {
+// socket for it) as its descriptor 3.
+func forkInit(initSock int) (*initStart, error) {
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return -1, err
+		return nil, err
 	}
-	defer unix.Close(pair[0])
+	defer unix.Close(pair[1])
 	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
-		unix.Close(pair[1])
-		return -1, err
+		unix.Close(pair[0])
+		return nil, err
 	}
 	defer unix.Close(null)
 	_, err = syscall.ForkExec("/proc/self/exe", []string{"moat-init"}, &syscall.ProcAttr{
@@ -34,22 +36,28 @@ func startInit(initSock int) (pidns int, err error) {
 			Pdeathsig:   syscall.SIGKILL,
 		},
 	})
-	unix.Close(pair[1])
 	if err != nil {
-		return -1, fmt.Errorf("start init: %w", err)
+		unix.Close(pair[0])
+		return nil, fmt.Errorf("start init: %w", err)
 	}
-	// The init waits for this go-ahead before it mounts /proc, after which
-	// our own thread is no longer visible there.
+	return &initStart{sock: pair[0]}, nil
+}
+
+// finish opens the sandbox's PID namespace, which needs its init to exist,
+// then lets the init mount the sandbox's /proc over ours (after which this
+// process no longer sees itself in /proc) and waits until it has.
+func (i *initStart) finish() (pidns int, err error) {
+	defer unix.Close(i.sock)
 	pidns, err = unix.Open("/proc/thread-self/ns/pid_for_children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, fmt.Errorf("pid namespace: %w", err)
 	}
-	if _, err := unix.Write(pair[0], []byte{1}); err != nil {
+	if _, err := unix.Write(i.sock, []byte{1}); err != nil {
 		unix.Close(pidns)
 		return -1, fmt.Errorf("init: %w", err)
 	}
 	buf := make([]byte, 512)
-	n, _ := unix.Read(pair[0], buf)
+	n, _ := unix.Read(i.sock, buf)
 	if n <= 0 || string(buf[:n]) != "ok\n" {
 		unix.Close(pidns)
 		if n <= 0 {

@@ -104,6 +104,15 @@ func (z *zygoteProc) build(fds []int) error {
 
 func (z *zygoteProc) buildNamespaces(initSock int) error {
 	s := &z.spec
+	// A new PID namespace for what this thread forks from now on; its first
+	// child, the init, becomes its PID 1 and boots while we build the rest.
+	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
+		return &nsError{fmt.Errorf("unshare pid namespace: %w", err)}
+	}
+	init, err := forkInit(initSock)
+	if err != nil {
+		return &nsError{err}
+	}
 	if err := setupMounts(s); err != nil {
 		return &nsError{fmt.Errorf("mount namespace: %w", err)}
 	}
@@ -115,16 +124,9 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		return &nsError{fmt.Errorf("sethostname: %w", err)}
 	}
 	z.trace.mark("netns+uts")
-	// A new PID namespace for what this thread forks from now on; the
-	// first child, the init, becomes its PID 1.
-	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
-		return &nsError{fmt.Errorf("unshare pid namespace: %w", err)}
-	}
-	fd, err := startInit(initSock)
-	if err != nil {
+	if z.pidnsFD, err = init.finish(); err != nil {
 		return &nsError{err}
 	}
-	z.pidnsFD = fd
 	z.trace.mark("pidns+init")
 	return nil
 }
