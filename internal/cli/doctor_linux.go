@@ -18,6 +18,9 @@ const landlockMinKernel = "5.13"
 // and cgroups, each with a fix when it is missing.
 func probeHost() doctorReport {
 	h := linux.Probe()
+	// The kernel's settings only suggest that namespaces work; start a
+	// helper in them to be sure (this also makes the report below exact).
+	h.UserNS, h.UserNSReason = linux.ProbeNamespaces()
 	r := doctorReport{Kernel: h.Kernel, Machine: h.Arch, Root: h.Root}
 
 	r.Landlock.ABI = h.LandlockABI
