@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -241,5 +243,49 @@ func TestConcurrentCommands(t *testing.T) {
 		if err := <-errc; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// zygotePids finds this process's sandbox zygotes.
+func zygotePids(t *testing.T) []int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !strings.HasPrefix(string(cmdline), "moat-zygote") {
+			continue
+		}
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func TestDeadZygoteIsReplaced(t *testing.T) {
+	sb := newSandbox(t, moat.Config{})
+	if err := sb.Command("true").Run(); err != nil {
+		t.Fatal(err)
+	}
+	before := zygotePids(t)
+	if len(before) != 1 {
+		t.Fatalf("want one zygote, found %v", before)
+	}
+	syscall.Kill(before[0], syscall.SIGKILL)
+	time.Sleep(50 * time.Millisecond)
+	out, err := sb.Command("echo", "again").Output()
+	if err != nil || string(out) != "again\n" {
+		t.Fatalf("after the zygote died: %q, %v", out, err)
+	}
+	sb.Close()
+	if left := zygotePids(t); len(left) != 0 {
+		t.Fatalf("zygotes left after Close: %v", left)
 	}
 }

@@ -59,40 +59,52 @@ type Running struct {
 // Start runs c in the sandbox with files as its descriptors 0, 1, 2 and up.
 // The caller may close its copies of files afterwards.
 func (e *Engine) Start(c *Command, files []*os.File) (*Running, error) {
-	e.zmu.Lock()
-	defer e.zmu.Unlock()
-	z, err := e.zygoteLocked()
-	if err != nil {
-		return nil, err
-	}
 	fds := make([]int, len(files))
 	for i, f := range files {
 		fds[i] = int(f.Fd())
 	}
 	spec := commandSpec{Path: c.Path, Args: c.Args, Env: c.Env, Dir: c.Dir, Files: len(fds), Pty: c.Pty}
-	if os.Getenv(TraceEnv) == "1" {
-		spec.TraceStart = time.Now().UnixNano()
+	e.zmu.Lock()
+	defer e.zmu.Unlock()
+	// A zygote that died (killed, or past its own CPU limit) is replaced
+	// once; a second failure is reported.
+	for attempt := 0; ; attempt++ {
+		z, err := e.zygoteLocked()
+		if err != nil {
+			return nil, err
+		}
+		if os.Getenv(TraceEnv) == "1" {
+			spec.TraceStart = time.Now().UnixNano()
+		}
+		r, err := z.run(&spec, fds)
+		if err != nil {
+			e.dropZygoteLocked(z)
+			if attempt == 0 {
+				continue
+			}
+			return nil, &StartError{Code: 125, Msg: fmt.Sprintf("sandbox helper: %v", err)}
+		}
+		if r.Error != "" {
+			return nil, &StartError{Code: r.Code, Msg: r.Error}
+		}
+		p, err := os.FindProcess(r.Pid)
+		if err != nil {
+			return nil, &StartError{Code: 125, Msg: err.Error()}
+		}
+		e.running++
+		return &Running{engine: e, zyg: z, Process: p}, nil
 	}
+}
+
+// run sends one command to the zygote and reads its reply.
+func (z *zygote) run(spec *commandSpec, fds []int) (reply, error) {
 	var r reply
-	err = sendMessage(int(z.ctrl.Fd()), &spec, fds)
-	if err == nil {
-		var got []int
-		got, err = recvMessage(int(z.ctrl.Fd()), &r)
-		closeFDs(got)
+	if err := sendMessage(int(z.ctrl.Fd()), spec, fds); err != nil {
+		return r, err
 	}
-	if err != nil {
-		e.dropZygoteLocked(z)
-		return nil, &StartError{Code: 125, Msg: fmt.Sprintf("sandbox helper: %v", err)}
-	}
-	if r.Error != "" {
-		return nil, &StartError{Code: r.Code, Msg: r.Error}
-	}
-	p, err := os.FindProcess(r.Pid)
-	if err != nil {
-		return nil, &StartError{Code: 125, Msg: err.Error()}
-	}
-	e.running++
-	return &Running{engine: e, zyg: z, Process: p}, nil
+	got, err := recvMessage(int(z.ctrl.Fd()), &r)
+	closeFDs(got)
+	return r, err
 }
 
 // Wait waits for the command, kills what is left of its process group while
