@@ -20,6 +20,9 @@ type engine interface {
 	// means the host refused the namespaces; if so the engine has stopped
 	// using them and a retry runs without.
 	namespaceFailure(err error) bool
+	// openTerminal makes a pseudo-terminal pair inside the sandbox, when
+	// the platform can; ok is false when it cannot.
+	openTerminal() (master, slave *os.File, ok bool, err error)
 }
 
 // launch is one started command.

@@ -92,3 +92,5 @@ func startError(err error) error {
 	}
 	return &commandError{msg: se.Msg, cause: se}
 }
+
+func (l *linuxEngine) openTerminal() (*os.File, *os.File, bool, error) { return l.e.OpenPTY() }

@@ -289,3 +289,26 @@ func TestDeadZygoteIsReplaced(t *testing.T) {
 		t.Fatalf("zygotes left after Close: %v", left)
 	}
 }
+
+func TestTerminalInsideSandboxHasAName(t *testing.T) {
+	sb := newSandbox(t, moat.Config{})
+	master, slave, ok, err := sb.OpenTerminal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Skip("SKIPPING: this host gives the sandbox no /dev/pts of its own (no mount namespace)")
+	}
+	defer master.Close()
+	c := sb.Command("tty")
+	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
+	c.Setctty = true
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	out, _ := io.ReadAll(master) // ends with EIO once tty exits
+	if err := c.Wait(); err != nil || !strings.HasPrefix(string(out), "/dev/pts/") {
+		t.Fatalf("tty printed %q, %v", out, err)
+	}
+}

@@ -56,7 +56,12 @@ func runShell(std stdio, flags *sandboxFlags, shell string) error {
 	}
 	defer sb.Close()
 
-	master, slave, err := pty.Open()
+	// A terminal made inside the sandbox, so the shell finds it by name
+	// (tty, ssh, sudo); a host pty where the sandbox has no /dev/pts.
+	master, slave, ok, err := sb.OpenTerminal()
+	if err == nil && !ok {
+		master, slave, err = pty.Open()
+	}
 	if err != nil {
 		return failf("shell: open a terminal: %v", err)
 	}

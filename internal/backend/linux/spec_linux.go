@@ -41,6 +41,10 @@ type helperSpec struct {
 // commandSpec is the command to run, sent with its descriptors: 0, 1, 2,
 // then the ExtraFiles.
 type commandSpec struct {
+	// OpenPTY asks instead for a new pseudo-terminal in the sandbox's own
+	// devpts; the reply carries its master and slave.
+	OpenPTY bool `json:"open_pty,omitempty"`
+
 	Path  string   `json:"path"`
 	Args  []string `json:"args"`
 	Env   []string `json:"env"`

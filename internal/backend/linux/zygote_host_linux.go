@@ -294,3 +294,37 @@ func seqpacketPair(name string) (ours, theirs *os.File, err error) {
 	}
 	return os.NewFile(uintptr(fds[0]), name), os.NewFile(uintptr(fds[1]), name), nil
 }
+
+// OpenPTY returns a pseudo-terminal pair made inside the sandbox, or, for a
+// sandbox without a mount namespace, false: the caller then opens one on
+// the host.
+func (e *Engine) OpenPTY() (master, slave *os.File, ok bool, err error) {
+	e.mu.Lock()
+	mountNS := e.ns.Mount
+	e.mu.Unlock()
+	if !mountNS {
+		return nil, nil, false, nil
+	}
+	e.zmu.Lock()
+	defer e.zmu.Unlock()
+	z, err := e.zygoteLocked()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if err := sendMessage(int(z.ctrl.Fd()), &commandSpec{OpenPTY: true}, nil); err != nil {
+		return nil, nil, false, err
+	}
+	var r reply
+	fds, err := recvMessage(int(z.ctrl.Fd()), &r)
+	if err == nil && r.Error != "" {
+		err = fmt.Errorf("%s", r.Error)
+	}
+	if err == nil && len(fds) != 2 {
+		err = fmt.Errorf("open pty: got %d descriptors", len(fds))
+	}
+	if err != nil {
+		closeFDs(fds)
+		return nil, nil, false, err
+	}
+	return os.NewFile(uintptr(fds[0]), "/dev/ptmx"), os.NewFile(uintptr(fds[1]), "pty"), true, nil
+}

@@ -140,9 +140,17 @@ func (z *zygoteProc) serve() int {
 			z.cleanup()
 			return 0
 		}
-		r := z.runCommand(&cmd, files)
+		var r reply
+		var attach []int
+		if cmd.OpenPTY {
+			r, attach = openPTY()
+		} else {
+			r = z.runCommand(&cmd, files)
+		}
 		closeFDs(files)
-		if err := sendMessage(ctrlFD, &r, nil); err != nil {
+		err = sendMessage(ctrlFD, &r, attach)
+		closeFDs(attach)
+		if err != nil {
 			z.cleanup()
 			return 0
 		}
@@ -274,4 +282,29 @@ func (z *zygoteProc) cleanup() {
 			_ = unix.Kill(-pgid, unix.SIGKILL)
 		}
 	})
+}
+
+// openPTY opens a pseudo-terminal pair in the sandbox's /dev/pts, so that a
+// shell given its slave finds its terminal by name (tty, ssh, sudo do).
+func openPTY() (reply, []int) {
+	fail := func(err error) (reply, []int) { return reply{Error: "open pty: " + err.Error(), Code: 125}, nil }
+	master, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fail(err)
+	}
+	if err := unix.IoctlSetPointerInt(master, unix.TIOCSPTLCK, 0); err != nil {
+		unix.Close(master)
+		return fail(err)
+	}
+	n, err := unix.IoctlGetInt(master, unix.TIOCGPTN)
+	if err != nil {
+		unix.Close(master)
+		return fail(err)
+	}
+	slave, err := unix.Open(fmt.Sprintf("/dev/pts/%d", n), unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(master)
+		return fail(err)
+	}
+	return reply{}, []int{master, slave}
 }
