@@ -368,6 +368,9 @@ func (c *Cmd) Wait() error {
 		c.mu.Lock()
 		reason := c.reason
 		c.mu.Unlock()
+		if reason == "" {
+			reason = c.launch.reason()
+		}
 		return &ExitError{ProcessState: state, reason: reason}
 	}
 	return ioErr

@@ -33,6 +33,9 @@ type launch interface {
 	wait() (*os.ProcessState, error)
 	// kill ends the command's process tree.
 	kill()
+	// reason, after wait, says why the sandbox itself ended the command
+	// (a limit only it watches), or is empty.
+	reason() string
 }
 
 // command is a fully resolved command line.

@@ -78,6 +78,7 @@ type linuxLaunch struct{ r *linux.Running }
 func (l *linuxLaunch) process() *os.Process            { return l.r.Process }
 func (l *linuxLaunch) wait() (*os.ProcessState, error) { return l.r.Wait() }
 func (l *linuxLaunch) kill()                           { l.r.Kill() }
+func (l *linuxLaunch) reason() string                  { return l.r.Reason }
 
 func startError(err error) error {
 	se, ok := err.(*linux.StartError)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"sync"
 )
 
@@ -134,7 +133,7 @@ func (s *Sandbox) removeWorkDir() error {
 	if !s.autoDir || s.workDir == "" {
 		return nil
 	}
-	if err := os.RemoveAll(s.workDir); err != nil {
+	if err := removeAll(s.workDir); err != nil {
 		return errorf("workdir %q: %v", s.workDir, err)
 	}
 	return nil

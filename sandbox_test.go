@@ -1,3 +1,5 @@
+//go:build linux
+
 package moat_test
 
 import (
@@ -310,5 +312,29 @@ func TestTerminalInsideSandboxHasAName(t *testing.T) {
 	out, _ := io.ReadAll(master) // ends with EIO once tty exits
 	if err := c.Wait(); err != nil || !strings.HasPrefix(string(out), "/dev/pts/") {
 		t.Fatalf("tty printed %q, %v", out, err)
+	}
+}
+
+func TestCommandGetsOnlyItsDescriptors(t *testing.T) {
+	sb := newSandbox(t, moat.Config{})
+	r, w, _ := os.Pipe()
+	defer r.Close()
+	defer w.Close()
+	for _, tc := range []struct {
+		name  string
+		extra []*os.File
+		want  string
+	}{
+		{"stdio only", nil, "0 1 2 3"}, // 3 is ls's own handle on the directory
+		{"one extra", []*os.File{w}, "0 1 2 3 4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := sb.Command("sh", "-c", `ls /proc/self/fd | tr '\n' ' '`)
+			c.ExtraFiles = tc.extra
+			out, err := c.Output()
+			if err != nil || strings.TrimSpace(string(out)) != tc.want {
+				t.Fatalf("descriptors %q, %v; want %q", out, err, tc.want)
+			}
+		})
 	}
 }

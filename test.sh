@@ -29,6 +29,10 @@ if [ "$(id -u)" = 0 ]; then
 		step "creating test user $TEST_USER"
 		useradd --create-home --shell /bin/bash "$TEST_USER"
 	fi
+	# The user's runtime directory, where a session bus or an agent socket
+	# would live: the battery plants one there and checks it is unreachable.
+	uid=$(id -u "$TEST_USER")
+	install -d -o "$TEST_USER" -g "$TEST_USER" -m 0700 "/run/user/$uid"
 fi
 for tool in go gcc git python3 curl strace setpriv; do
 	command -v "$tool" >/dev/null || { echo "test.sh: $tool is missing; run as root to install test dependencies" >&2; exit 1; }

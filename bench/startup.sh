@@ -17,6 +17,7 @@ done
 out=$(mktemp -d /var/tmp/moat-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 chmod 755 "$out"
+mkdir -m 777 "$out/res"
 CGO_ENABLED=0 go build -o "$out/moat" ./cmd/moat
 
 as_user=()
@@ -27,10 +28,10 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 bwrap_cmd="bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent"
-run_bench() { # name, then the commands
+run_bench() { # name, then the commands; results go to a file the user may write
 	local name=$1
 	shift
-	(cd "$out" && "${as_user[@]}" hyperfine -N --warmup 20 --runs "$RUNS" --export-json "$out/$name.json" "$@" >/dev/null)
+	(cd "$out" && "${as_user[@]}" hyperfine -N --warmup 20 --runs "$RUNS" --export-json "$out/res/$name.json" "$@" >/dev/null)
 }
 run_bench true "/bin/true" "$bwrap_cmd /bin/true" "$out/moat run -- /bin/true"
 run_bench python "python3 -c pass" "$bwrap_cmd python3 -c pass" "$out/moat run -- python3 -c pass"
@@ -39,7 +40,7 @@ python3 - "$out" <<'PY'
 import json, statistics, sys
 out = sys.argv[1]
 for name in ("true", "python"):
-    res = json.load(open(f"{out}/{name}.json"))["results"]
+    res = json.load(open(f"{out}/res/{name}.json"))["results"]
     med = {r["command"]: statistics.median(r["times"]) * 1000 for r in res}
     bare, bw, mo = (r["command"] for r in res)
     print(f"\n{name}: median ms over {len(res[0]['times'])} runs")

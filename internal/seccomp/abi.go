@@ -60,7 +60,6 @@ const (
 	ipprotoTCP         = 6 // also SOL_TCP, the setsockopt level
 	tcpFastopenConnect = 30
 	msgFastopen        = 0x20000000
-	mfdNoexecSeal      = 0x0008 // MFD_NOEXEC_SEAL
 	perLinux           = 0x0000
 	perLinux32         = 0x0008
 	perUname26         = 0x0020000

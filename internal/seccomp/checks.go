@@ -79,16 +79,6 @@ func checkSetsockopt(a *asm, _ Options) {
 	a.jump(bpf.JumpEqual, tcpFastopenConnect, toEPERM, toAllow)
 }
 
-// checkMemfdCreate allows only memfds sealed against execution
-// (MFD_NOEXEC_SEAL). An executable memfd is a file the sandbox writes and
-// then runs (fexecve, /proc/self/fd/N) that neither Landlock nor a noexec
-// mount covers. Other calls get ENOSYS, which libraries take as an old
-// kernel and fall back to a temporary file, which the sandbox cannot run.
-func checkMemfdCreate(a *asm, _ Options) {
-	a.load(argLow(1))
-	a.jump(bpf.JumpBitsSet, mfdNoexecSeal, toAllow, toENOSYS)
-}
-
 // checkPersonality allows querying the execution domain and the common
 // Linux personalities, and refuses the rest, such as ADDR_NO_RANDOMIZE,
 // which would switch off address-space randomisation for what runs next.

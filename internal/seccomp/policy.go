@@ -32,7 +32,13 @@ var rules = []rule{
 	{name: "sendmsg", check: checkSendFlags(2)},
 	{name: "sendmmsg", check: checkSendFlags(3)},
 	{name: "setsockopt", check: checkSetsockopt},
-	{name: "memfd_create", check: checkMemfdCreate},
+	// Memory files are files the sandbox writes and could then run
+	// (fexecve, or mmap with PROT_EXEC, which a seal against execution does
+	// not stop) where neither Landlock nor a noexec mount reaches. ENOSYS:
+	// libraries take it for an old kernel and fall back to a temporary
+	// file, which the sandbox cannot run.
+	{name: "memfd_create", verdict: toENOSYS},
+	{name: "memfd_secret", verdict: toENOSYS},
 	{name: "personality", check: checkPersonality},
 
 	// Debugging and reading or writing other processes.
@@ -96,4 +102,7 @@ var rules = []rule{
 	{name: "iopl", verdict: toEPERM},
 	{name: "ioperm", verdict: toEPERM},
 	{name: "uselib", verdict: toEPERM},
+	// x86 only: custom segments, a long line of kernel bugs and no use to
+	// ordinary programs (Docker refuses it too).
+	{name: "modify_ldt", verdict: toEPERM},
 }

@@ -23,6 +23,7 @@ func TestSysnumsAMD64(t *testing.T) {
 		"ptrace":            unix.SYS_PTRACE,
 		"syslog":            unix.SYS_SYSLOG,
 		"uselib":            unix.SYS_USELIB,
+		"modify_ldt":        unix.SYS_MODIFY_LDT,
 		"personality":       unix.SYS_PERSONALITY,
 		"vhangup":           unix.SYS_VHANGUP,
 		"pivot_root":        unix.SYS_PIVOT_ROOT,
@@ -72,6 +73,7 @@ func TestSysnumsAMD64(t *testing.T) {
 		"quotactl_fd":       unix.SYS_QUOTACTL_FD,
 		"open_tree_attr":    unix.SYS_OPEN_TREE_ATTR,
 		"memfd_create":      unix.SYS_MEMFD_CREATE,
+		"memfd_secret":      unix.SYS_MEMFD_SECRET,
 	}
 	if len(want) != len(x86Table.nr) {
 		t.Errorf("table has %d entries, want %d", len(x86Table.nr), len(want))

@@ -8,6 +8,7 @@ var aarch64Table = sysTable{
 	audit: auditArchAARCH64,
 	nr: map[string]uint32{
 		"memfd_create": 279,
+		"memfd_secret": 447,
 		// Argument-checked and ENOSYS.
 		"ioctl":      29,
 		"unshare":    97,
@@ -71,5 +72,5 @@ var aarch64Table = sysTable{
 		"open_tree_attr":    467,
 	},
 	// x86 port I/O and a.out loading do not exist on arm64.
-	absent: map[string]bool{"iopl": true, "ioperm": true, "uselib": true},
+	absent: map[string]bool{"iopl": true, "ioperm": true, "uselib": true, "modify_ldt": true},
 }

@@ -19,12 +19,14 @@ var x86Table = sysTable{
 		"unshare":      272,
 		"sendmmsg":     307,
 		"memfd_create": 319,
+		"memfd_secret": 447,
 		"clone3":       435,
 
 		// Denied with EPERM.
 		"ptrace":            101,
 		"syslog":            103,
 		"uselib":            134,
+		"modify_ldt":        154,
 		"personality":       135,
 		"vhangup":           153,
 		"pivot_root":        155,

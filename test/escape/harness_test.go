@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package escape is moat's escape battery: every security guarantee is
 // attacked for real, by sandboxed code running as an unprivileged user, and
 // every attack has a positive control showing the same probe succeeds when
@@ -17,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/moat-sandbox/moat"
@@ -85,8 +88,8 @@ func toResult(stdout, stderr string, err error) result {
 		r.Code = me.StatusCode()
 	case errors.As(err, &ee):
 		r.Code = ee.ExitCode()
-		if r.Code < 0 {
-			r.Code = 128 + int(ee.Sys().(interface{ Signal() os.Signal }).Signal().(interface{ String() string }).String()[0])
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.Code = 128 + int(ws.Signal())
 		}
 	case err != nil:
 		r.Code = -1

@@ -1,7 +1,9 @@
 package linux
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -11,12 +13,15 @@ import (
 
 // initStart is an init that has been forked and boots while the zygote
 // builds the rest of the sandbox.
-type initStart struct{ sock int }
+type initStart struct {
+	sock        int
+	memoryBytes int64
+}
 
 // forkInit starts the sandbox's init as the first process of the PID
 // namespace the calling thread unshared, with initSock (moat's control
 // socket for it) as its descriptor 3.
-func forkInit(initSock int) (*initStart, error) {
+func forkInit(initSock int, memoryBytes int64) (*initStart, error) {
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -40,32 +45,38 @@ func forkInit(initSock int) (*initStart, error) {
 		unix.Close(pair[0])
 		return nil, fmt.Errorf("start init: %w", err)
 	}
-	return &initStart{sock: pair[0]}, nil
+	return &initStart{sock: pair[0], memoryBytes: memoryBytes}, nil
 }
 
-// finish opens the sandbox's PID namespace, which needs its init to exist,
-// then lets the init mount the sandbox's /proc over ours (after which this
-// process no longer sees itself in /proc) and waits until it has.
-func (i *initStart) finish() (pidns int, err error) {
-	defer unix.Close(i.sock)
-	pidns, err = unix.Open("/proc/thread-self/ns/pid_for_children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+// namespace opens the sandbox's PID namespace, which needs its init to
+// exist, through the host's /proc, before the sandbox's root replaces it.
+func (i *initStart) namespace() (int, error) {
+	fd, err := unix.Open("/proc/thread-self/ns/pid_for_children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, fmt.Errorf("pid namespace: %w", err)
 	}
-	if _, err := unix.Write(i.sock, []byte{1}); err != nil {
-		unix.Close(pidns)
-		return -1, fmt.Errorf("init: %w", err)
+	return fd, nil
+}
+
+// finish lets the init mount the sandbox's /proc, which it does once the
+// sandbox's root is in place, and waits until it has.
+func (i *initStart) finish(pidns int) error {
+	defer unix.Close(i.sock)
+	var goAhead [9]byte
+	goAhead[0] = 1
+	binary.LittleEndian.PutUint64(goAhead[1:], uint64(i.memoryBytes))
+	if _, err := unix.Write(i.sock, goAhead[:]); err != nil {
+		return fmt.Errorf("init: %w", err)
 	}
 	buf := make([]byte, 512)
 	n, _ := unix.Read(i.sock, buf)
 	if n <= 0 || string(buf[:n]) != "ok\n" {
-		unix.Close(pidns)
 		if n <= 0 {
-			return -1, fmt.Errorf("init exited before it was ready")
+			return fmt.Errorf("init exited before it was ready")
 		}
-		return -1, fmt.Errorf("init: %s", buf[:n])
+		return fmt.Errorf("init: %s", buf[:n])
 	}
-	return pidns, nil
+	return nil
 }
 
 // initMain is the init role: PID 1 of the sandbox. It mounts the sandbox's
@@ -73,13 +84,17 @@ func (i *initStart) finish() (pidns int, err error) {
 // moat asks (a sweep, once no command runs), and exits when moat's control
 // socket closes, which ends the whole PID namespace.
 func initMain() int {
+	_ = closeStrayFDs(ctrlFD)
 	// Orphans must be reaped even while we wait on the socket.
 	go reapForever()
-	var goAhead [1]byte
-	if n, _ := unix.Read(statusFD, goAhead[:]); n != 1 {
+	var goAhead [9]byte
+	if n, _ := io.ReadFull(os.NewFile(statusFD, "init"), goAhead[:]); n != len(goAhead) {
 		return 125
 	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+	w := &memoryWatch{limit: int64(binary.LittleEndian.Uint64(goAhead[1:]))}
+	// The zygote's new root is still being built at stagingRoot; its /proc
+	// becomes the sandbox's /proc when the zygote pivots into it.
+	if err := unix.Mount("proc", stagingRoot+"/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		_, _ = unix.Write(statusFD, []byte(fmt.Sprintf("mount /proc: %v", err)))
 		return 125
 	}
@@ -90,6 +105,9 @@ func initMain() int {
 	}
 	_, _ = unix.Write(statusFD, []byte("ok\n"))
 	unix.Close(statusFD)
+	if w.limit > 0 {
+		go w.run()
+	}
 	for {
 		var req initRequest
 		fds, err := recvMessage(ctrlFD, &req)
@@ -100,7 +118,7 @@ func initMain() int {
 		if req.Sweep {
 			_ = unix.Kill(-1, unix.SIGKILL) // every process of the namespace but PID 1
 		}
-		if err := sendMessage(ctrlFD, initRequest{}, nil); err != nil {
+		if err := sendMessage(ctrlFD, initReply{MemoryExceeded: w.takeExceeded()}, nil); err != nil {
 			return 0
 		}
 	}

@@ -13,25 +13,39 @@ import (
 // hostDevices are bound from the host into the sandbox's minimal /dev.
 var hostDevices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
-// tempMasks are shared directories replaced by an empty private tmpfs, so
-// the sandbox neither sees nor reaches what other processes put there
-// (agent sockets in /tmp, the session bus in /run).
-var tempMasks = []string{"/tmp", "/var/tmp", "/run"}
+// emptyDirs exist in every sandbox root, empty and read-only: programs
+// expect them, and nothing the host keeps there (agent sockets in /tmp, the
+// session bus in /run) is visible.
+var emptyDirs = []string{"/tmp", "/var/tmp", "/run", "/proc", "/dev", "/sys"}
 
-// keptPath is a path that lies under a mask or /dev and must stay visible:
-// it is opened before masking and bound back afterwards.
-type keptPath struct {
+// bindKind says how a path is bound into the sandbox's root.
+type bindKind int
+
+const (
+	bindReadOnly  bindKind = iota // read-only, no suid
+	bindWritable                  // writable, no exec, suid or devices
+	bindWriteExec                 // writable and executable (an explicit WRITE|EXEC grant), no suid or devices
+)
+
+// bind is one host path made visible in the sandbox.
+type bind struct {
 	path string
-	fd   int
-	dir  bool
+	kind bindKind
+	fd   int  // O_PATH of the host object, opened before anything is mounted
+	dir  bool // a directory, else a file
+	link string
 }
 
-// setupMounts builds the sandbox's view of the filesystem in its new mount
-// namespace: a minimal /dev, private temporary directories, and the working
-// directory and writable grants bound again without exec, suid or device
-// rights. The sandbox's init mounts /proc afterwards, from inside the
-// sandbox's PID namespace.
-func setupMounts(s *helperSpec) error {
+// setupMounts builds the sandbox's filesystem in its new mount namespace
+// and switches to it. The root is a fresh tmpfs that holds only what the
+// policy allows: the system paths, /etc, a few /sys files, the working
+// directory and the grants, each bound from the host, plus a minimal /dev
+// and empty /tmp, /var/tmp and /run. Anything else, a Unix socket in the
+// home directory included, does not exist for the sandbox. The sandbox's
+// init mounts /proc from inside the sandbox's PID namespace: beforePivot,
+// called once the new root is ready but not yet the root, has it do that
+// while the host's /proc is still visible, as the kernel requires.
+func setupMounts(s *helperSpec, beforePivot func() error) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make / private: %w", err)
 	}
@@ -40,40 +54,189 @@ func setupMounts(s *helperSpec) error {
 		return err
 	}
 	defer closeAll(devFDs)
-
-	masks := existingDirs(tempMasks)
-	kept, err := openKept(keepCandidates(s), append(masks, "/dev"))
+	binds, err := openBinds(s)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		for _, k := range kept {
-			unix.Close(k.fd)
+		for _, b := range binds {
+			if b.fd >= 0 {
+				unix.Close(b.fd)
+			}
 		}
 	}()
 
-	if err := buildDev(devFDs); err != nil {
-		return fmt.Errorf("/dev: %w", err)
+	// The new root is mounted on stagingRoot while it is built; every
+	// source is already open, so what that hides does not matter.
+	const root = stagingRoot
+	if err := unix.Mount("tmpfs", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755"); err != nil {
+		return fmt.Errorf("mount the new root: %w", err)
 	}
-	for _, m := range masks {
-		if err := mountTmpfs(m, "mode=0755"); err != nil {
+	for _, d := range emptyDirs {
+		if err := os.MkdirAll(root+d, 0o755); err != nil {
 			return err
 		}
 	}
-	for _, k := range kept {
-		if err := bindKept(k); err != nil {
-			return err
-		}
-	}
-	if err := maskFiles(s.MaskFiles); err != nil {
-		return err
-	}
-	if s.NoexecMounts {
-		for _, p := range append([]string{s.WorkDir}, s.ReadWrite...) {
-			if err := bindNoexec(p); err != nil {
+	for _, b := range binds {
+		if !strings.HasPrefix(b.path, "/dev/") {
+			if err := placeBind(root, b); err != nil {
 				return err
 			}
 		}
+	}
+	if err := buildDev(root+"/dev", devFDs, s.MemoryBytes); err != nil {
+		return fmt.Errorf("/dev: %w", err)
+	}
+	for _, b := range binds {
+		if strings.HasPrefix(b.path, "/dev/") { // a granted device, inside our /dev
+			if err := placeBind(root, b); err != nil {
+				return err
+			}
+		}
+	}
+	if err := maskFiles(root, s.MaskFiles); err != nil {
+		return err
+	}
+	if err := beforePivot(); err != nil {
+		return err
+	}
+	return pivotInto(root)
+}
+
+// stagingRoot is where the sandbox's root is built before it becomes "/".
+const stagingRoot = "/tmp"
+
+// openBinds opens every path the sandbox may see, before anything is
+// mounted over it. Paths that do not exist are left out, except the working
+// directory and the grants, which the caller checked.
+func openBinds(s *helperSpec) ([]bind, error) {
+	kinds := []struct {
+		paths []string
+		kind  bindKind
+		must  bool
+	}{
+		{s.ReadExec, bindReadOnly, false},
+		{s.ReadOnly, bindReadOnly, false},
+		{[]string{s.WorkDir}, bindWritable, true},
+		{s.ReadWrite, bindWritable, false},
+		{s.WriteExec, bindWriteExec, false},
+	}
+	seen := map[string]bool{}
+	var out []bind
+	for _, k := range kinds {
+		for _, p := range k.paths {
+			if seen[p] || p == "/proc" || p == "/dev" || isSandboxDev(p) {
+				continue
+			}
+			seen[p] = true
+			b := bind{path: p, kind: k.kind, fd: -1}
+			fi, err := os.Lstat(p)
+			if err != nil {
+				if k.must || !os.IsNotExist(err) {
+					return nil, fmt.Errorf("%q: %w", p, err)
+				}
+				continue
+			}
+			if fi.Mode()&os.ModeSymlink != 0 {
+				// A system path like /bin -> usr/bin on merged-/usr systems.
+				if b.link, err = os.Readlink(p); err != nil {
+					return nil, err
+				}
+				out = append(out, b)
+				continue
+			}
+			fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			if err != nil {
+				return nil, fmt.Errorf("open %q: %w", p, err)
+			}
+			b.fd, b.dir = fd, fi.IsDir()
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// isSandboxDev reports the device paths the sandbox's own /dev provides.
+func isSandboxDev(p string) bool {
+	switch p {
+	case "/dev/shm", "/dev/pts", "/dev/ptmx":
+		return true
+	}
+	for _, d := range hostDevices {
+		if p == "/dev/"+d {
+			return true
+		}
+	}
+	return false
+}
+
+// placeBind creates b's mount point under root and binds the host object
+// there with the flags its kind calls for.
+func placeBind(root string, b bind) error {
+	target := root + b.path
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	if b.link != "" {
+		return os.Symlink(b.link, target)
+	}
+	if b.dir {
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			return err
+		}
+	} else if err := os.WriteFile(target, nil, 0o644); err != nil {
+		return err
+	}
+	if err := bindFD(b.fd, target, unix.MS_REC); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_NOSUID)
+	switch b.kind {
+	case bindReadOnly:
+		flags |= unix.MS_RDONLY
+	case bindWritable:
+		// noexec closes what Landlock cannot: mmap(PROT_EXEC) of a
+		// written file, and the dynamic loader run on a written binary.
+		flags |= unix.MS_NOEXEC | unix.MS_NODEV
+	case bindWriteExec:
+		flags |= unix.MS_NODEV
+	}
+	return remount(target, flags)
+}
+
+// remount changes the flags of the bind mount at path, keeping the flags a
+// remount in a user namespace may not drop.
+func remount(path string, flags uintptr) error {
+	var sfs unix.Statfs_t
+	if err := unix.Statfs(path, &sfs); err != nil {
+		return fmt.Errorf("statfs %q: %w", path, err)
+	}
+	flags |= unix.MS_BIND | unix.MS_REMOUNT | lockedFlags(sfs.Flags)
+	if err := unix.Mount("", path, "", flags, ""); err != nil {
+		return fmt.Errorf("remount %q: %w", path, err)
+	}
+	return nil
+}
+
+// pivotInto makes root the root of the mount namespace, drops the old one,
+// and makes the new root itself read-only.
+func pivotInto(root string) error {
+	if err := unix.Chdir(root); err != nil {
+		return err
+	}
+	// pivot_root(".", ".") stacks the old root on the new one; unmounting
+	// "." then removes the old root, with no directory needed to hold it.
+	if err := unix.PivotRoot(".", "."); err != nil {
+		return fmt.Errorf("pivot_root: %w", err)
+	}
+	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("detach the old root: %w", err)
+	}
+	if err := unix.Chdir("/"); err != nil {
+		return err
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+		return fmt.Errorf("make the root read-only: %w", err)
 	}
 	return nil
 }
@@ -84,54 +247,6 @@ func devPaths() []string {
 		out[i] = "/dev/" + d
 	}
 	return out
-}
-
-func existingDirs(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// keepCandidates are the paths the command must still see after masking.
-func keepCandidates(s *helperSpec) []string {
-	out := []string{s.WorkDir}
-	out = append(out, s.ReadWrite...)
-	out = append(out, s.WriteExec...)
-	return out
-}
-
-// openKept opens every candidate that lies under one of the masked roots.
-func openKept(candidates, roots []string) ([]keptPath, error) {
-	var kept []keptPath
-	for _, p := range candidates {
-		if !underAny(p, roots) {
-			continue
-		}
-		fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return nil, fmt.Errorf("open %q: %w", p, err)
-		}
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			unix.Close(fd)
-			return nil, fmt.Errorf("stat %q: %w", p, err)
-		}
-		kept = append(kept, keptPath{path: p, fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR})
-	}
-	return kept, nil
-}
-
-func underAny(p string, roots []string) bool {
-	for _, r := range roots {
-		if p == r || strings.HasPrefix(p, r+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 func openAll(paths []string) (map[string]int, error) {
@@ -163,37 +278,43 @@ func mountTmpfs(path, opts string) error {
 	return nil
 }
 
-// buildDev replaces /dev with a tmpfs holding only the harmless devices, a
-// private devpts instance and a private /dev/shm.
-func buildDev(devFDs map[string]int) error {
-	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=1m"); err != nil {
+// buildDev makes dev a tmpfs holding only the harmless devices, a private
+// devpts instance and a private /dev/shm (of at most shmBytes, when set).
+func buildDev(dev string, devFDs map[string]int, shmBytes int64) error {
+	if err := unix.Mount("tmpfs", dev, "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=1m"); err != nil {
 		return fmt.Errorf("mount tmpfs: %w", err)
 	}
 	for path, fd := range devFDs {
-		if err := os.WriteFile(path, nil, 0o666); err != nil {
+		target := dev + strings.TrimPrefix(path, "/dev")
+		if err := os.WriteFile(target, nil, 0o666); err != nil {
 			return err
 		}
-		if err := bindFD(fd, path, 0); err != nil {
-			return err
-		}
-	}
-	for _, d := range []string{"/dev/pts", "/dev/shm"} {
-		if err := os.Mkdir(d, 0o755); err != nil {
+		if err := bindFD(fd, target, 0); err != nil {
 			return err
 		}
 	}
-	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+	for _, d := range []string{"/pts", "/shm"} {
+		if err := os.Mkdir(dev+d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := unix.Mount("devpts", dev+"/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
 		return fmt.Errorf("mount devpts: %w", err)
 	}
-	if err := mountTmpfs("/dev/shm", "mode=1777"); err != nil {
+	shmOpts := "mode=1777"
+	if shmBytes > 0 {
+		// Files in /dev/shm are memory that no process's RSS shows.
+		shmOpts += fmt.Sprintf(",size=%d", shmBytes)
+	}
+	if err := mountTmpfs(dev+"/shm", shmOpts); err != nil {
 		return err
 	}
 	links := map[string]string{
-		"/dev/ptmx": "pts/ptmx", "/dev/fd": "/proc/self/fd",
-		"/dev/stdin": "/proc/self/fd/0", "/dev/stdout": "/proc/self/fd/1", "/dev/stderr": "/proc/self/fd/2",
+		"/ptmx": "pts/ptmx", "/fd": "/proc/self/fd",
+		"/stdin": "/proc/self/fd/0", "/stdout": "/proc/self/fd/1", "/stderr": "/proc/self/fd/2",
 	}
 	for name, target := range links {
-		if err := os.Symlink(target, name); err != nil {
+		if err := os.Symlink(target, dev+name); err != nil {
 			return err
 		}
 	}
@@ -209,39 +330,6 @@ func bindFD(fd int, path string, flags uintptr) error {
 	return nil
 }
 
-// bindKept recreates a kept path inside its mask and binds the original back.
-func bindKept(k keptPath) error {
-	if err := os.MkdirAll(filepath.Dir(k.path), 0o755); err != nil {
-		return err
-	}
-	if k.dir {
-		if err := os.MkdirAll(k.path, 0o755); err != nil {
-			return err
-		}
-	} else if err := os.WriteFile(k.path, nil, 0o644); err != nil {
-		return err
-	}
-	return bindFD(k.fd, k.path, unix.MS_REC)
-}
-
-// bindNoexec makes path a mount of its own with exec, suid and device files
-// disabled. That closes what Landlock cannot: mmap(PROT_EXEC) of a written
-// file, and the dynamic loader run on a written binary.
-func bindNoexec(path string) error {
-	var sfs unix.Statfs_t
-	if err := unix.Statfs(path, &sfs); err != nil {
-		return fmt.Errorf("statfs %q: %w", path, err)
-	}
-	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return fmt.Errorf("bind %q: %w", path, err)
-	}
-	flags := uintptr(unix.MS_BIND|unix.MS_REMOUNT|unix.MS_NOEXEC|unix.MS_NOSUID|unix.MS_NODEV) | lockedFlags(sfs.Flags)
-	if err := unix.Mount("", path, "", flags, ""); err != nil {
-		return fmt.Errorf("remount %q noexec: %w", path, err)
-	}
-	return nil
-}
-
 // lockedFlags carries over the flags a remount in a user namespace must keep.
 func lockedFlags(st int64) uintptr {
 	var f uintptr
@@ -250,6 +338,9 @@ func lockedFlags(st int64) uintptr {
 		ms uintptr
 	}{
 		{unix.ST_RDONLY, unix.MS_RDONLY},
+		{unix.ST_NOSUID, unix.MS_NOSUID},
+		{unix.ST_NODEV, unix.MS_NODEV},
+		{unix.ST_NOEXEC, unix.MS_NOEXEC},
 		{unix.ST_NOATIME, unix.MS_NOATIME},
 		{unix.ST_NODIRATIME, unix.MS_NODIRATIME},
 		{unix.ST_RELATIME, unix.MS_RELATIME},
@@ -262,32 +353,25 @@ func lockedFlags(st int64) uintptr {
 	return f
 }
 
-// maskFiles hides each path: a file behind /dev/null, a directory behind an
-// empty tmpfs.
-func maskFiles(paths []string) error {
+// maskFiles hides each path under root: a file behind /dev/null, a
+// directory behind an empty tmpfs.
+func maskFiles(root string, paths []string) error {
 	for _, p := range paths {
-		fi, err := os.Lstat(p)
+		target := root + p
+		fi, err := os.Lstat(target)
 		if err != nil {
 			continue
 		}
 		switch {
 		case fi.IsDir():
-			if err := mountTmpfs(p, "mode=0755,size=4k"); err != nil {
+			if err := mountTmpfs(target, "mode=0755,size=4k"); err != nil {
 				return err
 			}
 		case fi.Mode().IsRegular():
-			if err := unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err != nil {
+			if err := unix.Mount(root+"/dev/null", target, "", unix.MS_BIND, ""); err != nil {
 				return fmt.Errorf("mask %q: %w", p, err)
 			}
 		}
-	}
-	return nil
-}
-
-// mountProc mounts a /proc that shows the helper's own PID namespace.
-func mountProc() error {
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mount /proc: %w", err)
 	}
 	return nil
 }

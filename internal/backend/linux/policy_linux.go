@@ -47,7 +47,7 @@ func (e *Engine) buildBaseSpec() helperSpec {
 		AllowInetTCP: e.ns.Net || e.host.LandlockABI >= 4,
 		Nice:         p.Nice,
 		IOPriority:   p.IOPriority,
-		NoexecMounts: e.ns.Mount,
+		MemoryBytes:  p.Limits.MemoryBytes,
 	}
 	for _, r := range systemRead {
 		if r == "/etc" && e.host.Root && !e.ns.Mount {
@@ -69,6 +69,7 @@ func (e *Engine) buildBaseSpec() helperSpec {
 		}
 	}
 	for _, g := range p.Grants {
+		s.Grants = append(s.Grants, g.Path)
 		switch {
 		case g.Write && g.Exec:
 			s.WriteExec = append(s.WriteExec, g.Path)
@@ -236,7 +237,7 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 func (e *Engine) rlimitDetail() string {
 	switch {
 	case e.ns.User && !e.host.Root:
-		return "per process; process count per sandbox (own user namespace)"
+		return "per process; process count per sandbox (own user namespace); memory of the whole sandbox watched by its init"
 	case e.host.Root && e.cg != nil:
 		return "per process; process count by cgroup"
 	case e.host.Root:

@@ -30,10 +30,15 @@ type helperSpec struct {
 	Rlimits      []rlimit   `json:"rlimits"`
 	Nice         int        `json:"nice"`
 	IOPriority   int        `json:"io_priority"`
-	NoexecMounts bool       `json:"noexec_mounts"`
 	// TraceStart, when not zero, is moat's clock (Unix nanoseconds) when it
 	// started the zygote, which then reports how long each layer took.
 	TraceStart int64 `json:"trace_start,omitempty"`
+	// MemoryBytes bounds the memory of the whole sandbox, watched by its
+	// init; zero means no bound.
+	MemoryBytes int64 `json:"memory_bytes,omitempty"`
+	// Grants are the caller's granted paths, which stay visible even where
+	// they lie under a directory the sandbox masks (/tmp, /run).
+	Grants []string `json:"grants"`
 	// MaskFiles are hidden inside the mount namespace (secrets in /etc).
 	MaskFiles []string `json:"mask_files"`
 }
@@ -177,7 +182,13 @@ type reply struct {
 }
 
 // initRequest asks the sandbox's init to kill every other process of the
-// sandbox; it answers with an empty initRequest.
+// sandbox (Sweep), or just how things stand; it answers with an initReply.
 type initRequest struct {
 	Sweep bool `json:"sweep,omitempty"`
+}
+
+// initReply says whether the init killed the sandbox because its processes
+// together used more memory than allowed, since the last request.
+type initReply struct {
+	MemoryExceeded bool `json:"memory_exceeded,omitempty"`
 }

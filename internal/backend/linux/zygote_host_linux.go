@@ -54,6 +54,8 @@ type Running struct {
 	zyg    *zygote
 	// Process is the command itself, a child of this process.
 	Process *os.Process
+	// Reason, after Wait, says why the sandbox ended the command, if it did.
+	Reason string
 }
 
 // Start runs c in the sandbox with files as its descriptors 0, 1, 2 and up.
@@ -124,8 +126,12 @@ func (r *Running) Wait() (*os.ProcessState, error) {
 	e := r.engine
 	e.zmu.Lock()
 	e.running--
-	if e.running == 0 && e.zyg == r.zyg && r.zyg != nil {
-		r.zyg.sweep()
+	if e.zyg == r.zyg && r.zyg != nil {
+		// Once no command runs, nothing the sandbox started may live on.
+		reply := r.zyg.askInit(initRequest{Sweep: e.running == 0})
+		if reply.MemoryExceeded {
+			r.Reason = "memory limit exceeded"
+		}
 	}
 	e.zmu.Unlock()
 	return state, err
@@ -254,17 +260,19 @@ func (e *Engine) startZygote(spec helperSpec, useNS bool) (*zygote, error) {
 	return z, nil
 }
 
-// sweep has the sandbox's init kill every process but itself.
-func (z *zygote) sweep() {
+// askInit sends req to the sandbox's init and returns its reply; with
+// Sweep set, the init kills every process but itself.
+func (z *zygote) askInit(req initRequest) initReply {
+	var r initReply
 	if z.initSock == nil {
-		return
+		return r
 	}
 	fd := int(z.initSock.Fd())
-	if sendMessage(fd, initRequest{Sweep: true}, nil) == nil {
-		var ack initRequest
-		got, _ := recvMessage(fd, &ack)
+	if sendMessage(fd, req, nil) == nil {
+		got, _ := recvMessage(fd, &r)
 		closeFDs(got)
 	}
+	return r
 }
 
 // close ends the sandbox: the init's exit kills every process of its PID

@@ -40,6 +40,12 @@ type zygoteProc struct {
 // zygoteMain is the zygote role.
 func zygoteMain() int {
 	z := &zygoteProc{pidnsFD: -1}
+	// Everything from 3 up, our own control socket and status pipe
+	// included, is close-on-exec: a command gets only what it is given.
+	if err := closeStrayFDs(ctrlFD); err != nil {
+		writeStatus(statusFD, status{Error: fmt.Sprintf("close inherited descriptors: %v", err), Code: 125})
+		return 125
+	}
 	var spec helperSpec
 	fds, err := recvMessage(ctrlFD, &spec)
 	if err != nil {
@@ -109,14 +115,18 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
 		return &nsError{fmt.Errorf("unshare pid namespace: %w", err)}
 	}
-	init, err := forkInit(initSock)
+	init, err := forkInit(initSock, s.MemoryBytes)
+	unix.Close(initSock) // the init has it; if the init dies, moat sees EOF
 	if err != nil {
 		return &nsError{err}
 	}
-	if err := setupMounts(s); err != nil {
+	if z.pidnsFD, err = init.namespace(); err != nil {
+		return &nsError{err}
+	}
+	if err := setupMounts(s, func() error { return init.finish(z.pidnsFD) }); err != nil {
 		return &nsError{fmt.Errorf("mount namespace: %w", err)}
 	}
-	z.trace.mark("mounts")
+	z.trace.mark("mounts+init")
 	if err := bringUpLoopback(); err != nil {
 		return &nsError{fmt.Errorf("network namespace: %w", err)}
 	}
@@ -124,10 +134,7 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		return &nsError{fmt.Errorf("sethostname: %w", err)}
 	}
 	z.trace.mark("netns+uts")
-	if z.pidnsFD, err = init.finish(); err != nil {
-		return &nsError{err}
-	}
-	z.trace.mark("pidns+init")
+
 	return nil
 }
 
