@@ -338,3 +338,15 @@ func TestCommandGetsOnlyItsDescriptors(t *testing.T) {
 		})
 	}
 }
+
+// A long-lived sandbox keeps working: its zygote and init run for as long as
+// commands keep coming (a double close in the init once killed it after a
+// few dozen commands, once the garbage collector ran).
+func TestManyCommandsInOneSandbox(t *testing.T) {
+	sb := newSandbox(t, moat.Config{})
+	for i := 0; i < 300; i++ {
+		if err := sb.Command("/bin/true").Run(); err != nil {
+			t.Fatalf("command %d: %v", i, err)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package linux
 import (
 	"encoding/binary"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -87,8 +86,10 @@ func initMain() int {
 	_ = closeStrayFDs(ctrlFD)
 	// Orphans must be reaped even while we wait on the socket.
 	go reapForever()
+	// Read with raw calls: an *os.File here would close the descriptor
+	// again when collected, by then maybe the runtime's own epoll.
 	var goAhead [9]byte
-	if n, _ := io.ReadFull(os.NewFile(statusFD, "init"), goAhead[:]); n != len(goAhead) {
+	if !readFull(statusFD, goAhead[:]) {
 		return 125
 	}
 	w := &memoryWatch{limit: int64(binary.LittleEndian.Uint64(goAhead[1:]))}
@@ -138,4 +139,19 @@ func reapForever() {
 		}
 		<-sig
 	}
+}
+
+// readFull reads len(b) bytes from fd.
+func readFull(fd int, b []byte) bool {
+	for off := 0; off < len(b); {
+		n, err := unix.Read(fd, b[off:])
+		if err == unix.EINTR {
+			continue
+		}
+		if n <= 0 || err != nil {
+			return false
+		}
+		off += n
+	}
+	return true
 }
