@@ -82,10 +82,9 @@ type Cmd struct {
 	done     chan struct{}
 }
 
-func (s *Sandbox) newCmd(ctx context.Context, name string, args []string) *Cmd {
+func (s *Sandbox) newCmd(name string, args []string) *Cmd {
 	return &Cmd{
 		sb:   s,
-		ctx:  ctx,
 		Path: name,
 		Args: append([]string{name}, args...),
 		done: make(chan struct{}),

@@ -67,7 +67,7 @@ func (s *Sandbox) Report() Report {
 // [os/exec.Command], a name without a slash is looked up in PATH, here the
 // sandbox's PATH.
 func (s *Sandbox) Command(name string, args ...string) *Cmd {
-	return s.newCmd(nil, name, args)
+	return s.newCmd(name, args)
 }
 
 // CommandContext is like [Sandbox.Command] but kills the command's whole
@@ -76,7 +76,9 @@ func (s *Sandbox) CommandContext(ctx context.Context, name string, args ...strin
 	if ctx == nil {
 		panic("moat: nil Context")
 	}
-	return s.newCmd(ctx, name, args)
+	c := s.newCmd(name, args)
+	c.ctx = ctx
+	return c
 }
 
 // Close kills every process of the sandbox and removes the working

@@ -60,12 +60,6 @@ func setFile(dir, name, data string) error {
 	return nil
 }
 
-// isPermission reports errors that mean "not allowed to create cgroups
-// here" rather than "something is wrong with the request".
-func isPermission(err error) bool {
-	return errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.EROFS)
-}
-
 // rmdirRetry removes one cgroup directory, retrying on EBUSY (tasks still
 // exiting) for up to about a second. A directory already gone is success.
 func rmdirRetry(dir string) error {

@@ -8,7 +8,6 @@ package escape_test
 // those lines.
 
 import (
-	"bufio"
 	"encoding/binary"
 	"net"
 	"os"
@@ -287,16 +286,4 @@ func needUnshare(t *testing.T) {
 	if out, err := exec.Command("unshare", "-Ur", "true").CombinedOutput(); err != nil {
 		t.Fatalf("host cannot create a user namespace as this user, so the privileged probes have no positive control: %v\n%s", err, out)
 	}
-}
-
-// procStatusField returns a field of /proc/self/status as printed by a
-// probe that cats it.
-func procStatusField(out, field string) string {
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && k == field {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }

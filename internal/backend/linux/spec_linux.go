@@ -66,8 +66,6 @@ type namespaces struct {
 	User, Mount, PID, Net, IPC, UTS, Cgroup bool
 }
 
-func (n namespaces) any() bool { return n.User || n.Mount || n.PID || n.Net || n.IPC || n.UTS }
-
 type rlimit struct {
 	Resource int    `json:"resource"`
 	Value    uint64 `json:"value"`
