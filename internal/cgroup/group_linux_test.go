@@ -536,7 +536,7 @@ func TestNewUnprivileged(t *testing.T) {
 	if err := os.WriteFile(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run=^TestHelperUnprivileged$", "-test.v")
+	cmd := exec.Command(bin)
 	cmd.Dir = "/"
 	cmd.Env = append(os.Environ(), "MOAT_CGROUP_HELPER=unpriv")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -550,10 +550,18 @@ func TestNewUnprivileged(t *testing.T) {
 	}
 }
 
-func TestHelperUnprivileged(t *testing.T) {
-	if os.Getenv("MOAT_CGROUP_HELPER") != "unpriv" {
-		t.Skip("helper for TestNewUnprivileged, runs only as its child")
+// TestMain runs the unprivileged helper of TestNewUnprivileged when the
+// test binary is started as that helper, and the tests otherwise.
+func TestMain(m *testing.M) {
+	if os.Getenv("MOAT_CGROUP_HELPER") == "unpriv" {
+		unprivilegedHelper()
+		os.Exit(0)
 	}
+	os.Exit(m.Run())
+}
+
+// unprivilegedHelper tries to create a cgroup and prints what happened.
+func unprivilegedHelper() {
 	g, err := New(fmt.Sprintf("moat-unpriv-%d", os.Getpid()), Limits{MaxProcs: 8, MemoryBytes: 64 << 20})
 	switch {
 	case errors.Is(err, ErrUnavailable):
