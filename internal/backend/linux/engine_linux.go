@@ -125,8 +125,6 @@ func (e *Engine) Layers() []Layer {
 	return e.layers
 }
 
-// Host returns what the host offers.
-func (e *Engine) Host() HostInfo { return e.host }
 
 // Close discards the pre-forked helpers and releases the sandbox's cgroup,
 // killing anything left in it.
@@ -141,13 +139,6 @@ func (e *Engine) Close() error {
 		return err
 	}
 	return nil
-}
-
-// Kill ends every process in the sandbox's cgroup, when it has one.
-func (e *Engine) Kill() {
-	if e.cg != nil {
-		_ = e.cg.Kill()
-	}
 }
 
 func (e *Engine) setupCgroup() error {
