@@ -125,7 +125,6 @@ func (e *Engine) Layers() []Layer {
 	return e.layers
 }
 
-
 // Close discards the pre-forked helpers and releases the sandbox's cgroup,
 // killing anything left in it.
 func (e *Engine) Close() error {
