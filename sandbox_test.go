@@ -350,3 +350,11 @@ func TestManyCommandsInOneSandbox(t *testing.T) {
 		}
 	}
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// hostRun runs a command on the host and returns its combined output.
+func hostRun(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	return string(out), err
+}
