@@ -15,3 +15,26 @@ func signalGroup(p *os.Process, s os.Signal) error {
 	}
 	return syscall.Kill(-p.Pid, sig)
 }
+
+// jobSignals are the terminal's job-control and resize signals. The command
+// runs in a session of its own, so the terminal sends them to moat only.
+var jobSignals = []os.Signal{syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGWINCH}
+
+// forwardAs is the signal the command's group gets for s. SIGTSTP becomes
+// SIGSTOP: the group leads a session of its own, an orphaned process group
+// to the kernel, which discards SIGTSTP sent to one.
+func forwardAs(s os.Signal) os.Signal {
+	if s == syscall.SIGTSTP {
+		return syscall.SIGSTOP
+	}
+	return s
+}
+
+// afterForward completes what a forwarded signal means for moat itself: on
+// Ctrl-Z (SIGTSTP) moat stops too, after the command, so the shell's job
+// control sees the job stopped; SIGCONT later resumes both.
+func afterForward(s os.Signal) {
+	if s == syscall.SIGTSTP {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+	}
+}

@@ -4,3 +4,10 @@ import "os"
 
 // signalGroup sends s to p; Windows has no process groups to signal.
 func signalGroup(p *os.Process, s os.Signal) error { return p.Signal(s) }
+
+// jobSignals is empty: Windows has no job-control signals.
+var jobSignals []os.Signal
+
+func afterForward(os.Signal) {}
+
+func forwardAs(s os.Signal) os.Signal { return s }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -449,5 +450,77 @@ func TestMoatDoctor(t *testing.T) {
 	}
 	if len(typed.Enforcement.Layers) == 0 && typed.Enforcement.Error == "" {
 		t.Error("enforcement lists no layers and no error")
+	}
+}
+
+// procState returns the one-letter state of pid ("S", "T", "Z"...).
+func procState(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2 : i+3]
+	}
+	return ""
+}
+
+// childrenOf lists pid's children.
+func childrenOf(pid int) []int {
+	var out []int
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, task := range tasks {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// Ctrl-Z stops the command and moat with it; SIGCONT resumes both, so a
+// shell's job control works on `moat run`.
+func TestMoatRunJobControl(t *testing.T) {
+	requireSandbox(t)
+	cmd := exec.Command(moatBin, "run", "--", "sh", "-c", `echo ready; exec sleep 30`)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("first line %q", line)
+	}
+	var command int
+	for _, c := range childrenOf(cmd.Process.Pid) {
+		// The sandboxed command (sh, then sleep) is moat's child, beside the zygote.
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c)); !strings.HasPrefix(string(b), "moat-") {
+			command = c
+		}
+	}
+	if command == 0 {
+		t.Fatal("the sandboxed command is not a child of moat")
+	}
+	waitState := func(pid int, want string) bool {
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if procState(pid) == want {
+				return true
+			}
+		}
+		return false
+	}
+	_ = cmd.Process.Signal(syscall.SIGTSTP)
+	if !waitState(command, "T") || !waitState(cmd.Process.Pid, "T") {
+		t.Fatalf("after SIGTSTP: command %s, moat %s; want both stopped (T)", procState(command), procState(cmd.Process.Pid))
+	}
+	_ = cmd.Process.Signal(syscall.SIGCONT)
+	if !waitState(command, "S") || !waitState(cmd.Process.Pid, "S") {
+		t.Fatalf("after SIGCONT: command %s, moat %s; want both running again", procState(command), procState(cmd.Process.Pid))
 	}
 }

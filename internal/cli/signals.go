@@ -10,7 +10,7 @@ import (
 // forwardedSignals are the signals moat relays to the sandbox instead of
 // dying of them: the command decides what they mean, and moat exits with
 // the command's status.
-var forwardedSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM}
+var forwardedSignals = append([]os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM}, jobSignals...)
 
 // forwarder catches forwardedSignals from its creation, so none is lost
 // while the sandbox starts, and relays them to a process once it runs.
@@ -35,7 +35,8 @@ func (f *forwarder) forwardTo(p *os.Process) {
 		for {
 			select {
 			case s := <-f.ch:
-				_ = signalGroup(p, s) // fails only once the group is gone, when nothing is left to tell
+				_ = signalGroup(p, forwardAs(s)) // fails only once the group is gone, when nothing is left to tell
+				afterForward(s)
 			case <-f.done:
 				return
 			}
