@@ -164,6 +164,12 @@ func pongServer(t *testing.T, network, addr string) (int, *atomic.Int32) {
 	if err != nil {
 		t.Fatalf("listen %s %s: %v", network, addr, err)
 	}
+	return ln.Addr().(*net.TCPAddr).Port, serveReply(t, ln, "pong")
+}
+
+// serveReply answers every connection to ln with reply, counts them, and
+// closes ln when the test ends.
+func serveReply(t *testing.T, ln net.Listener, reply string) *atomic.Int32 {
 	var accepted atomic.Int32
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -176,12 +182,12 @@ func pongServer(t *testing.T, network, addr string) (int, *atomic.Int32) {
 			}
 			accepted.Add(1)
 			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-			_, _ = c.Write([]byte("pong"))
+			_, _ = c.Write([]byte(reply))
 			_ = c.Close()
 		}
 	}()
 	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	return ln.Addr().(*net.TCPAddr).Port, &accepted
+	return &accepted
 }
 
 // udpSink listens for datagrams on addr on the host and records them. When

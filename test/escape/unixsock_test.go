@@ -12,10 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/moat-sandbox/moat"
 )
@@ -46,24 +44,7 @@ func unixAgent(t *testing.T, addr string) *atomic.Int32 {
 	if err != nil {
 		t.Fatalf("listen unix %s: %v", addr, err)
 	}
-	var accepted atomic.Int32
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-			_, _ = c.Write([]byte("agent-pong"))
-			_ = c.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	return &accepted
+	return serveReply(t, ln, "agent-pong")
 }
 
 // agentDir creates dir with mode perm (removed when the test ends) and
