@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"syscall"
 
 	"github.com/moat-sandbox/moat/internal/backend/linux"
 	_ "github.com/moat-sandbox/moat/internal/reexec" // helper role dispatch
@@ -29,7 +30,14 @@ func newEngine(s *Sandbox) (engine, error) {
 		},
 	}
 	for _, g := range s.cfg.Grants {
-		p.Grants = append(p.Grants, linux.Grant{Path: g.Path, Write: g.Access.CanWrite(), Exec: g.Access.CanExec()})
+		lg := linux.Grant{Path: g.Path, Write: g.Access.CanWrite(), Exec: g.Access.CanExec()}
+		// The object checked now is the one the sandbox must find at start.
+		var st syscall.Stat_t
+		if err := syscall.Lstat(g.Path, &st); err != nil {
+			return nil, errorf("grant %q: %v", g.Path, err)
+		}
+		lg.Dev, lg.Ino = uint64(st.Dev), st.Ino
+		p.Grants = append(p.Grants, lg)
 	}
 	e, err := linux.New(p)
 	if err != nil {
@@ -84,6 +92,9 @@ func startError(err error) error {
 	se, ok := err.(*linux.StartError)
 	if !ok {
 		return errorf("%v", err)
+	}
+	if se.Redirected {
+		return &commandError{msg: se.Msg, kind: ErrGrantRedirected, cause: se}
 	}
 	switch se.Code {
 	case 127:

@@ -1,6 +1,7 @@
 package moat_test
 
 import (
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -66,5 +67,54 @@ func TestWithoutNamespacesLandlockAndSeccompHold(t *testing.T) {
 	out, err := sb.Command("sh", "-c", "echo ok > f && cat f").Output()
 	if err != nil || string(out) != "ok\n" {
 		t.Fatalf("ordinary command: %q, %v", out, err)
+	}
+}
+
+// A granted directory swapped for a link between configuration and start
+// cannot move the grant: the sandbox refuses to start with
+// ErrGrantRedirected, with and without namespaces. The control runs the
+// same read without the swap.
+func TestGrantSwappedForLinkBeforeStart(t *testing.T) {
+	for _, withNS := range []bool{true, false} {
+		name := "namespaces"
+		if !withNS {
+			name = "landlock only"
+		}
+		t.Run(name, func(t *testing.T) {
+			base, _ := filepath.EvalSymlinks(t.TempDir())
+			granted := filepath.Join(base, "granted")
+			secretDir := filepath.Join(base, "secret")
+			os.Mkdir(granted, 0o755)
+			os.Mkdir(secretDir, 0o755)
+			os.WriteFile(filepath.Join(granted, "f"), []byte("GRANTED"), 0o644)
+			os.WriteFile(filepath.Join(secretDir, "f"), []byte("SWAPPED-SECRET"), 0o644)
+
+			newSB := func() *moat.Sandbox {
+				sb := newSandbox(t, moat.Config{Grants: []moat.Grant{{Path: granted, Access: moat.READ}}})
+				if !withNS {
+					moat.DisableNamespaces(sb)
+				}
+				return sb
+			}
+			// Control: without the swap the grant works.
+			out, err := newSB().Command("cat", filepath.Join(granted, "f")).Output()
+			if err != nil || string(out) != "GRANTED" {
+				t.Fatalf("control: %q, %v", out, err)
+			}
+			sb := newSB()
+			if err := os.Rename(granted, granted+".orig"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(secretDir, granted); err != nil {
+				t.Fatal(err)
+			}
+			out, err = sb.Command("cat", filepath.Join(granted, "f")).CombinedOutput()
+			if strings.Contains(string(out), "SWAPPED-SECRET") {
+				t.Fatalf("the swapped link moved the grant: %s", out)
+			}
+			if !errors.Is(err, moat.ErrGrantRedirected) {
+				t.Fatalf("err = %v, want ErrGrantRedirected (output %q)", err, out)
+			}
+		})
 	}
 }

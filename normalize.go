@@ -46,6 +46,7 @@ func normalize(cfg Config) (Config, error) {
 }
 
 // mergeGrants checks each grant and unions grants of the same path.
+// Identities are recorded later, by identify.
 func mergeGrants(in []Grant) ([]Grant, error) {
 	byPath := map[string]Access{}
 	for _, g := range in {
@@ -57,6 +58,11 @@ func mergeGrants(in []Grant) ([]Grant, error) {
 		}
 		if err := checkExists(g.Path); err != nil {
 			return nil, errorf("grant %q: %v", g.Path, err)
+		}
+		// Building a sandbox checks every component again without
+		// following links: one that has become a link would move the grant.
+		if err := checkNoLinks(g.Path); err != nil {
+			return nil, err
 		}
 		byPath[g.Path] |= g.Access.normalize()
 	}

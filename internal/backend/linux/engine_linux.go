@@ -25,6 +25,9 @@ type Policy struct {
 type Grant struct {
 	Path        string
 	Write, Exec bool
+	// Dev and Ino identify the object checked at configuration; zero
+	// means unchecked.
+	Dev, Ino uint64
 }
 
 // Limits are final resource limits; zero means none.

@@ -60,7 +60,11 @@ func buildRuleset(s *helperSpec) (*ruleset, error) {
 	rs := &ruleset{fd: fd, handled: attr.Handled_access_fs}
 	add := func(paths []string, access uint64, mustExist bool) error {
 		for _, p := range paths {
-			if err := rs.addPath(p, access); err != nil {
+			var want *fileID
+			if id, ok := s.Identity[p]; ok {
+				want = &id
+			}
+			if err := rs.addPath(p, access, want); err != nil {
 				if !mustExist && errors.Is(err, unix.ENOENT) {
 					continue
 				}
@@ -117,8 +121,15 @@ func (rs *ruleset) addFD(fd int, access uint64) error {
 
 // addPath adds one path-beneath rule, narrowed to file rights when path is
 // not a directory.
-func (rs *ruleset) addPath(path string, access uint64) error {
-	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+func (rs *ruleset) addPath(path string, access uint64, want *fileID) error {
+	var fd int
+	var err error
+	if want != nil {
+		// A grant: the rule must land on the object that was checked.
+		fd, err = openVerified(path, want)
+	} else {
+		fd, err = unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	}
 	if err != nil {
 		return fmt.Errorf("landlock rule %q: %w", path, err)
 	}

@@ -130,12 +130,19 @@ func openBinds(s *helperSpec) ([]bind, error) {
 			}
 			seen[p] = true
 			b := bind{path: p, kind: k.kind, fd: -1}
+			var want *fileID
+			if id, ok := s.Identity[p]; ok {
+				want = &id
+			}
 			fi, err := os.Lstat(p)
 			if err != nil {
-				if k.must || !os.IsNotExist(err) {
+				if k.must || want != nil || !os.IsNotExist(err) {
 					return nil, fmt.Errorf("%q: %w", p, err)
 				}
 				continue
+			}
+			if fi.Mode()&os.ModeSymlink != 0 && want != nil {
+				return nil, &redirectedError{p, "it is a symbolic link"}
 			}
 			if fi.Mode()&os.ModeSymlink != 0 {
 				// A system path like /bin -> usr/bin on merged-/usr systems.
@@ -145,7 +152,7 @@ func openBinds(s *helperSpec) ([]bind, error) {
 				out = append(out, b)
 				continue
 			}
-			fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			fd, err := openVerified(p, want)
 			if err != nil {
 				return nil, fmt.Errorf("open %q: %w", p, err)
 			}

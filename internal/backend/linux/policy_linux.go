@@ -70,6 +70,12 @@ func (e *Engine) buildBaseSpec() helperSpec {
 	}
 	for _, g := range p.Grants {
 		s.Grants = append(s.Grants, g.Path)
+		if g.Dev != 0 || g.Ino != 0 {
+			if s.Identity == nil {
+				s.Identity = map[string]fileID{}
+			}
+			s.Identity[g.Path] = fileID{Dev: g.Dev, Ino: g.Ino}
+		}
 		switch {
 		case g.Write && g.Exec:
 			s.WriteExec = append(s.WriteExec, g.Path)

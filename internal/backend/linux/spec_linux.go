@@ -39,6 +39,9 @@ type helperSpec struct {
 	// Grants are the caller's granted paths, which stay visible even where
 	// they lie under a directory the sandbox masks (/tmp, /run).
 	Grants []string `json:"grants"`
+	// Identity holds, for each grant, the object checked when the sandbox
+	// was configured; opening the path must find that same object.
+	Identity map[string]fileID `json:"identity,omitempty"`
 	// MaskFiles are hidden inside the mount namespace (secrets in /etc).
 	MaskFiles []string `json:"mask_files"`
 }
@@ -169,6 +172,8 @@ type status struct {
 	Error      string `json:"error,omitempty"`
 	Code       int    `json:"code,omitempty"`
 	Namespaces bool   `json:"namespaces,omitempty"`
+	// Redirected marks a grant that no longer leads where it was checked.
+	Redirected bool `json:"redirected,omitempty"`
 }
 
 // reply answers a command: its pid in moat's PID namespace, or why it could

@@ -37,6 +37,8 @@ type StartError struct {
 	Msg  string
 	// Namespaces marks a failure to set up the namespaces.
 	Namespaces bool
+	// Redirected marks a grant that no longer leads where it was checked.
+	Redirected bool
 }
 
 func (e *StartError) Error() string { return e.Msg }
@@ -255,7 +257,7 @@ func (e *Engine) startZygote(spec helperSpec, useNS bool) (*zygote, error) {
 		return nil, &StartError{Code: 125, Msg: "sandbox helper exited before the sandbox was ready"}
 	case st.Error != "":
 		z.close()
-		return nil, &StartError{Code: st.Code, Msg: st.Error, Namespaces: st.Namespaces}
+		return nil, &StartError{Code: st.Code, Msg: st.Error, Namespaces: st.Namespaces, Redirected: st.Redirected}
 	}
 	return z, nil
 }

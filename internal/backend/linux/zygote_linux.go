@@ -57,7 +57,10 @@ func zygoteMain() int {
 	z.trace.mark("clone+exec+runtime")
 	if err := z.build(fds); err != nil {
 		var ne *nsError
-		writeStatus(statusFD, status{Error: err.Error(), Code: 125, Namespaces: errors.As(err, &ne)})
+		var re *redirectedError
+		redirected := errors.As(err, &re)
+		writeStatus(statusFD, status{Error: err.Error(), Code: 125, Redirected: redirected,
+			Namespaces: errors.As(err, &ne) && !redirected})
 		return 125
 	}
 	z.built = z.trace.line("sandbox")
@@ -70,6 +73,7 @@ func zygoteMain() int {
 type nsError struct{ err error }
 
 func (e *nsError) Error() string { return e.err.Error() }
+func (e *nsError) Unwrap() error { return e.err }
 
 // build makes the sandbox. fds holds the init's control socket when the
 // sandbox has namespaces.
