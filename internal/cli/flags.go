@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -24,6 +25,7 @@ type sandboxFlags struct {
 	nice       niceValue
 	ioPriority ioPriorityValue
 	bestEffort bool
+	grants     grantList
 }
 
 // addSandboxFlags registers the policy flags on fs and returns where their
@@ -45,6 +47,10 @@ func addSandboxFlags(fs *pflag.FlagSet) *sandboxFlags {
 	fs.Var(&f.timeout, "timeout", "wall-clock limit, like 30s or 2m; the whole process tree is killed after it (default: none)")
 	fs.Var(&f.nice, "nice", "lower the CPU priority by N steps, 0 through 19")
 	fs.Var(&f.ioPriority, "io-priority", "lower the disk priority")
+	fs.Var(&f.grants, "grant", "give the sandbox `PATH=MODE` access, MODE being r, rw, rx or rwx (repeatable; rw never executes, rwx gives that up for PATH)")
+	fs.Var(grantShorthand{&f.grants, moat.READ}, "readable", "shorthand for --grant `PATH`=r")
+	fs.Var(grantShorthand{&f.grants, moat.WRITE}, "writable", "shorthand for --grant `PATH`=rw")
+	fs.Var(grantShorthand{&f.grants, moat.EXEC}, "executable", "shorthand for --grant `PATH`=rx")
 	fs.BoolVar(&f.bestEffort, "best-effort", false, "run even where the host cannot enforce every layer (see moat doctor) instead of failing")
 	return f
 }
@@ -82,6 +88,19 @@ func (f *sandboxFlags) config() (moat.Config, error) {
 			return cfg, usagef("--workdir %q: %v", f.workDir, err)
 		case !fi.IsDir():
 			return cfg, usagef("--workdir %q: not a directory", f.workDir)
+		}
+	}
+	if f.workDir != "" || len(f.grants) > 0 {
+		// Resolve what the user wrote once, here: links in their own
+		// spelling are followed, links planted where the sandbox writes
+		// are refused.
+		wd, grants, err := moat.ResolvePaths(f.workDir, f.grants)
+		if err != nil {
+			return cfg, usagef("%s", strings.TrimPrefix(err.Error(), "moat: "))
+		}
+		cfg.WorkDir = wd
+		if len(grants) > 0 {
+			cfg.Grants = grants
 		}
 	}
 	return cfg, nil
