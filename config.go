@@ -1,6 +1,9 @@
 package moat
 
-import "time"
+import (
+	"net/netip"
+	"time"
+)
 
 // Config is the policy of a [Sandbox]. The zero value is the strictest useful
 // policy: a fresh private working directory, system paths readable and
@@ -37,6 +40,33 @@ type Config struct {
 	// Enforcement says what to do when the host cannot enforce part of the
 	// policy. The zero value, [Strict], makes that an error.
 	Enforcement Enforcement
+
+	// Isolation is how much of the host the sandbox sees besides its
+	// working directory and grants. The zero value is [IsolationStrict].
+	Isolation Isolation
+
+	// Security switches the protections of the user's secrets and GPU
+	// access. Nil means the preset of the isolation level,
+	// [Isolation.Security]: every protection on, no GPU.
+	Security *SecurityConfig
+
+	// Network decides which hosts the sandbox may connect to, through a
+	// proxy on the host. Nil means [DenyAll]: no proxy, no network.
+	Network NetworkPolicy
+
+	// AllowLocal lists local destinations, such as a development server on
+	// 127.0.0.1, that the proxy may connect to although it refuses
+	// loopback, private, link-local and similar addresses otherwise. The
+	// policy must still allow the request. Nil means none.
+	AllowLocal []netip.Prefix
+}
+
+// security returns the effective protections.
+func (c *Config) security() SecurityConfig {
+	if c.Security != nil {
+		return *c.Security
+	}
+	return c.Isolation.Security()
 }
 
 // Env describes how a command's environment is built. The host environment is

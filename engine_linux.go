@@ -16,11 +16,18 @@ type linuxEngine struct {
 
 func newEngine(s *Sandbox) (engine, error) {
 	p := linux.Policy{
-		ID:         s.id,
-		WorkDir:    s.workDir,
-		Nice:       s.cfg.Nice,
-		IOPriority: int(s.cfg.IOPriority),
-		BestEffort: s.cfg.Enforcement == BestEffort,
+		ID:          s.id,
+		WorkDir:     s.workDir,
+		Nice:        s.cfg.Nice,
+		IOPriority:  int(s.cfg.IOPriority),
+		BestEffort:  s.cfg.Enforcement == BestEffort,
+		Isolation:   int(s.cfg.Isolation),
+		AutoWorkDir: s.autoDir,
+		HomeRead:    s.exposure.homeRead,
+		Protected:   s.exposure.protected,
+		HideHome:    s.exposure.hideHome,
+		Home:        s.exposure.home,
+		AllowGPU:    s.cfg.security().AllowGPU,
 		Limits: linux.Limits{
 			MemoryBytes:   s.cfg.Limits.MemoryBytes,
 			CPUSeconds:    s.cfg.Limits.CPUSeconds,

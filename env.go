@@ -24,6 +24,9 @@ func (s *Sandbox) baseEnv() []string {
 		"USER=" + name, "LOGNAME=" + name,
 		"SHELL=/bin/sh",
 	}
+	for _, kv := range s.exposure.env(s.cfg.Isolation) {
+		env = mergeEnv(env, kv)
+	}
 	pass := append(append([]string(nil), defaultPassthrough...), s.cfg.Env.Passthrough...)
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")

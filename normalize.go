@@ -23,6 +23,9 @@ func normalize(cfg Config) (Config, error) {
 	if cfg.IOPriority < IOPriorityDefault || cfg.IOPriority > IOPriorityBackground {
 		return cfg, errorf("io priority %d: unknown", cfg.IOPriority)
 	}
+	if cfg.Isolation < IsolationStrict || cfg.Isolation > IsolationPermissive {
+		return cfg, errorf("isolation %d: unknown", cfg.Isolation)
+	}
 	if cfg.Enforcement != Strict && cfg.Enforcement != BestEffort {
 		return cfg, errorf("enforcement %d: unknown", cfg.Enforcement)
 	}

@@ -17,6 +17,8 @@ type Sandbox struct {
 	autoDir bool
 	env     []string
 	engine  engine
+	// exposure is what the sandbox sees of the home directories.
+	exposure exposure
 	// diskLimitBytes is the resolved Limits.DiskBytes; 0 means none.
 	diskLimitBytes int64
 
@@ -37,6 +39,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if err := s.prepareWorkDir(); err != nil {
 		return nil, err
 	}
+	s.exposure = computeExposure(&s.cfg)
 	eng, err := newEngine(s)
 	if err != nil {
 		s.removeWorkDir()

@@ -57,7 +57,18 @@ go test -count=1 -timeout 30m $(go list ./... | grep -v /test/escape)
 step "escape battery as an unprivileged user"
 if [ "$(id -u)" = 0 ]; then
 	bindir=$(mktemp -d /var/tmp/moat-escape.XXXXXX)
-	trap 'rm -rf "$bindir"' EXIT
+	# Fake GPU device nodes (each one is /dev/null: char 1:3), for the
+	# battery to check they are denied without AllowGPU and open with it.
+	# Only nodes this script creates are removed afterwards.
+	fake_gpu=()
+	mkdir -p /dev/dri
+	for node in /dev/nvidia0 /dev/nvidiactl /dev/dri/renderD128; do
+		if [ ! -e "$node" ]; then
+			mknod -m 0666 "$node" c 1 3
+			fake_gpu+=("$node")
+		fi
+	done
+	trap 'rm -rf "$bindir"; for n in "${fake_gpu[@]}"; do rm -f "$n"; done; rmdir /dev/dri 2>/dev/null || true' EXIT
 	chmod 755 "$bindir"
 	go test -c -o "$bindir/escape.test" ./test/escape
 	chmod 755 "$bindir/escape.test"

@@ -3,6 +3,7 @@ package moat
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -27,4 +28,22 @@ func currentUserName() string {
 		return u
 	}
 	return "uid" + uid
+}
+
+// passwdHome finds the home directory of the effective user in /etc/passwd.
+func passwdHome() string {
+	uid := strconv.Itoa(os.Geteuid())
+	f, err := os.Open("/etc/passwd")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), ":")
+		if len(fields) > 5 && fields[2] == uid && filepath.IsAbs(fields[5]) {
+			return fields[5]
+		}
+	}
+	return ""
 }

@@ -70,16 +70,19 @@ func TestControlGCC(t *testing.T) {
 }
 
 // TestControlGit: git works in a supplied working directory that is a
-// repository.
+// repository: commits, branches and merges, with its hooks and config
+// read-only. The repository is created on the host, since a sandbox may not
+// create one (with hooks and config of its choosing) in a directory that
+// outlives it.
 func TestControlGit(t *testing.T) {
 	t.Parallel()
 	need(t, "git")
 	wd := t.TempDir()
+	if r := hostSh(t, "cd "+wd+" && git init -q -b main . && git config user.email moat@example.invalid && git config user.name 'Moat Test'"); r.Err != nil {
+		t.Fatalf("git init on the host: %s", r)
+	}
 	sb := newSandbox(t, moat.Config{WorkDir: wd})
 	r := sh(t, sb, `set -e
-git init -q -b main .
-git config user.email moat@example.invalid
-git config user.name "Moat Test"
 echo one > file.txt
 git add file.txt
 git commit -q -m first

@@ -19,7 +19,33 @@ type Policy struct {
 	Nice       int
 	IOPriority int
 	BestEffort bool
+
+	// Isolation is the level: IsolationStrict, IsolationDefault or
+	// IsolationPermissive.
+	Isolation int
+	// AutoWorkDir marks a working directory moat created and removes, in
+	// which nothing persists after the sandbox.
+	AutoWorkDir bool
+	// HomeRead are paths in the user's home the level makes readable.
+	HomeRead []string
+	// Protected are paths that stay unreadable wherever the level or a
+	// grant of a parent would expose them (resolved; a protected link and
+	// its target both appear). HideHome adds the home itself, with HomeRead
+	// carved back out of it.
+	Protected []string
+	HideHome  string
+	// Home is the user's home directory, resolved.
+	Home string
+	// AllowGPU exposes the GPU device nodes and driver files.
+	AllowGPU bool
 }
+
+// Isolation levels, as in the moat package.
+const (
+	IsolationStrict = iota
+	IsolationDefault
+	IsolationPermissive
+)
 
 // Grant is one granted path. Read access is implied.
 type Grant struct {
@@ -52,7 +78,8 @@ type Engine struct {
 	missing []string
 	base    helperSpec
 	gaps    []string
-	gen     int // bumped by configure: a zygote built before is stale
+	control *controlPlan // placeholders for control paths, removed by Close
+	gen     int          // bumped by configure: a zygote built before is stale
 	closed  bool
 	mu      sync.Mutex // guards everything above from ns on
 
@@ -67,6 +94,14 @@ func New(p Policy) (*Engine, error) {
 	e := &Engine{policy: p, host: Probe()}
 	if err := e.setupCgroup(); err != nil {
 		return nil, err
+	}
+	if places := p.writablePlaces(); len(places) > 0 && e.host.UserNS {
+		cp, err := planControlPaths(places)
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("control paths: %w", err)
+		}
+		e.control = cp
 	}
 	e.configure(e.host.UserNS)
 	return e, nil
@@ -140,6 +175,7 @@ func (e *Engine) Close() error {
 	e.closed = true
 	e.mu.Unlock()
 	e.closeZygote()
+	e.control.cleanup()
 	if e.cg != nil {
 		err := e.cg.Remove()
 		e.cg = nil
@@ -169,7 +205,10 @@ func (e *Engine) setupCgroup() error {
 
 // ExecRoots are the paths under which the sandbox may execute files.
 func (e *Engine) ExecRoots() []string {
-	roots := append([]string(nil), systemExec...)
+	if e.policy.Isolation == IsolationPermissive {
+		return []string{"/"} // the kernel refuses shared temp
+	}
+	roots := append(append([]string(nil), systemExec...), e.policy.HomeRead...)
 	for _, g := range e.policy.Grants {
 		if g.Exec {
 			roots = append(roots, g.Path)

@@ -38,11 +38,10 @@ type ruleset struct {
 	handled uint64
 }
 
-// buildRuleset creates the ruleset for s: a read+execute baseline of system
-// paths, the working directory read+write without execute, the grants, and,
+// buildRuleset creates the ruleset for s with the planned rules and,
 // without a network namespace, no TCP connect at all. With abi 0 (Landlock
 // unavailable, best effort) it returns an inert ruleset.
-func buildRuleset(s *helperSpec) (*ruleset, error) {
+func buildRuleset(s *helperSpec, rules []llRule) (*ruleset, error) {
 	if s.LandlockABI < 1 {
 		return &ruleset{fd: -1}, nil
 	}
@@ -58,41 +57,79 @@ func buildRuleset(s *helperSpec) (*ruleset, error) {
 		return nil, fmt.Errorf("landlock_create_ruleset: %w", err)
 	}
 	rs := &ruleset{fd: fd, handled: attr.Handled_access_fs}
-	add := func(paths []string, access uint64, mustExist bool) error {
-		for _, p := range paths {
-			var want *fileID
-			if id, ok := s.Identity[p]; ok {
-				want = &id
-			}
-			if err := rs.addPath(p, access, want); err != nil {
-				if !mustExist && errors.Is(err, unix.ENOENT) {
-					continue
-				}
-				return err
-			}
-		}
-		return nil
-	}
-	all := attr.Handled_access_fs
-	steps := []struct {
-		paths     []string
-		access    uint64
-		mustExist bool
-	}{
-		{s.ReadExec, fsReadExec, false},
-		{s.ReadOnly, fsRead, false},
-		{s.DevFiles, fsDevice, false},
-		{[]string{s.WorkDir}, all &^ unix.LANDLOCK_ACCESS_FS_EXECUTE, true},
-		{s.ReadWrite, all &^ unix.LANDLOCK_ACCESS_FS_EXECUTE, true},
-		{s.WriteExec, all, true},
-	}
-	for _, st := range steps {
-		if err := add(st.paths, st.access, st.mustExist); err != nil {
+	for _, r := range rules {
+		if err := rs.addRule(r); err != nil {
 			rs.close()
 			return nil, err
 		}
 	}
 	return rs, nil
+}
+
+// planRules lists the Landlock rules of s: a read+execute baseline of
+// system paths, the working directory read+write without execute, the
+// grants, the level's extra paths, all carved around the protected paths.
+// The zygote plans once and installs the plan in every ruleset it builds.
+func planRules(s *helperSpec, readDir readDirFunc) []llRule {
+	all := handledFS(s.LandlockABI)
+	var rules []llRule
+	add := func(paths []string, access uint64, must bool) {
+		for _, p := range paths {
+			r := llRule{Path: p, Access: access, Must: must}
+			if id, ok := s.Identity[p]; ok {
+				id := id
+				r.ID = &id
+			}
+			rules = append(rules, r)
+		}
+	}
+	dirRead := uint64(fsDevice | unix.LANDLOCK_ACCESS_FS_READ_DIR)
+	add(s.ReadExec, fsReadExec, false)
+	add(s.ReadOnly, fsRead, false)
+	add(s.DevFiles, dirRead, false)
+	add(s.ListOnly, unix.LANDLOCK_ACCESS_FS_READ_DIR, false)
+	add([]string{s.WorkDir}, all&^unix.LANDLOCK_ACCESS_FS_EXECUTE, true)
+	add(s.ReadWrite, all&^unix.LANDLOCK_ACCESS_FS_EXECUTE, true)
+	add(s.WriteExec, all, true)
+	if s.Permissive {
+		// Everything, carved below: shared temp not executable, devices
+		// and protected paths out.
+		add([]string{"/"}, all, true)
+	}
+	return carve(rules, s.Carve, readDir)
+}
+
+// addRule installs one planned rule. A missing path is skipped unless the
+// rule must exist.
+func (rs *ruleset) addRule(r llRule) error {
+	var fd int
+	var err error
+	switch {
+	case r.ID != nil:
+		// A grant: the rule must land on the object that was checked.
+		fd, err = openVerified(r.Path, r.ID)
+	case r.NoFollow:
+		fd, err = unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	default:
+		fd, err = unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		if !r.Must && errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return fmt.Errorf("landlock rule %q: %w", r.Path, err)
+	}
+	defer unix.Close(fd)
+	if r.NoFollow {
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			return nil // swapped for a link since it was listed
+		}
+	}
+	if err := rs.addFD(fd, r.Access); err != nil {
+		return fmt.Errorf("landlock rule %q: %w", r.Path, err)
+	}
+	return nil
 }
 
 // addFD adds a rule for the file open as fd, narrowed to file rights when it
@@ -115,27 +152,6 @@ func (rs *ruleset) addFD(fd int, access uint64) error {
 	attr := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(fd)}
 	if err := landlockAddPathRule(rs.fd, &attr); err != nil {
 		return fmt.Errorf("landlock rule for descriptor %d: %w", fd, err)
-	}
-	return nil
-}
-
-// addPath adds one path-beneath rule, narrowed to file rights when path is
-// not a directory.
-func (rs *ruleset) addPath(path string, access uint64, want *fileID) error {
-	var fd int
-	var err error
-	if want != nil {
-		// A grant: the rule must land on the object that was checked.
-		fd, err = openVerified(path, want)
-	} else {
-		fd, err = unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
-	}
-	if err != nil {
-		return fmt.Errorf("landlock rule %q: %w", path, err)
-	}
-	defer unix.Close(fd)
-	if err := rs.addFD(fd, access); err != nil {
-		return fmt.Errorf("landlock rule %q: %w", path, err)
 	}
 	return nil
 }

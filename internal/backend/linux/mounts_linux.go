@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -58,13 +59,7 @@ func setupMounts(s *helperSpec, beforePivot func() error) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, b := range binds {
-			if b.fd >= 0 {
-				unix.Close(b.fd)
-			}
-		}
-	}()
+	defer closeBinds(binds)
 
 	// The new root is mounted on stagingRoot while it is built; every
 	// source is already open, so what that hides does not matter.
@@ -77,25 +72,29 @@ func setupMounts(s *helperSpec, beforePivot func() error) error {
 			return err
 		}
 	}
-	for _, b := range binds {
-		if !strings.HasPrefix(b.path, "/dev/") {
-			if err := placeBind(root, b); err != nil {
-				return err
-			}
-		}
-	}
 	if err := buildDev(root+"/dev", devFDs, s.MemoryBytes); err != nil {
 		return fmt.Errorf("/dev: %w", err)
 	}
+	// Binds and masks in path order, parents first, so that a mask lands
+	// on what a bind brought in and a bind inside a mask shows through it.
+	masks, err := placeAll(root, binds, s.MaskFiles)
+	if err != nil {
+		return err
+	}
 	for _, b := range binds {
-		if strings.HasPrefix(b.path, "/dev/") { // a granted device, inside our /dev
+		if strings.HasPrefix(b.path, "/dev/") { // granted devices, inside our /dev
 			if err := placeBind(root, b); err != nil {
 				return err
 			}
 		}
 	}
-	if err := maskFiles(root, s.MaskFiles); err != nil {
-		return err
+	for _, m := range masks {
+		if err := remount(m, unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC); err != nil {
+			if _, serr := os.Lstat(m); serr != nil {
+				continue // removed on the host meanwhile: nothing left to hide
+			}
+			return err
+		}
 	}
 	if err := beforePivot(); err != nil {
 		return err
@@ -107,8 +106,10 @@ func setupMounts(s *helperSpec, beforePivot func() error) error {
 const stagingRoot = "/tmp"
 
 // openBinds opens every path the sandbox may see, before anything is
-// mounted over it. Paths that do not exist are left out, except the working
-// directory and the grants, which the caller checked.
+// mounted over it, in path order (parents first). A path listed under
+// several kinds gets the most permissive one, as Landlock unions rules.
+// Paths that do not exist are left out, except the working directory and
+// the grants, which the caller checked.
 func openBinds(s *helperSpec) ([]bind, error) {
 	kinds := []struct {
 		paths []string
@@ -117,50 +118,108 @@ func openBinds(s *helperSpec) ([]bind, error) {
 	}{
 		{s.ReadExec, bindReadOnly, false},
 		{s.ReadOnly, bindReadOnly, false},
+		{s.DevFiles, bindReadOnly, false}, // devices still open for writing
 		{[]string{s.WorkDir}, bindWritable, true},
 		{s.ReadWrite, bindWritable, false},
 		{s.WriteExec, bindWriteExec, false},
 	}
-	seen := map[string]bool{}
-	var out []bind
+	if s.Permissive {
+		kinds = append(kinds,
+			struct {
+				paths []string
+				kind  bindKind
+				must  bool
+			}{hostTopLevel(), bindWriteExec, false},
+			struct {
+				paths []string
+				kind  bindKind
+				must  bool
+			}{sharedTempDirs, bindWritable, false})
+	}
+	want := map[string]bindKind{}
+	must := map[string]bool{}
 	for _, k := range kinds {
 		for _, p := range k.paths {
-			if seen[p] || p == "/proc" || p == "/dev" || isSandboxDev(p) {
+			if p == "/proc" || p == "/dev" || isSandboxDev(p) {
 				continue
 			}
-			seen[p] = true
-			b := bind{path: p, kind: k.kind, fd: -1}
-			var want *fileID
-			if id, ok := s.Identity[p]; ok {
-				want = &id
+			if old, ok := want[p]; !ok || k.kind > old {
+				want[p] = k.kind
 			}
-			fi, err := os.Lstat(p)
-			if err != nil {
-				if k.must || want != nil || !os.IsNotExist(err) {
-					return nil, fmt.Errorf("%q: %w", p, err)
-				}
-				continue
-			}
-			if fi.Mode()&os.ModeSymlink != 0 && want != nil {
-				return nil, &redirectedError{p, "it is a symbolic link"}
-			}
-			if fi.Mode()&os.ModeSymlink != 0 {
-				// A system path like /bin -> usr/bin on merged-/usr systems.
-				if b.link, err = os.Readlink(p); err != nil {
-					return nil, err
-				}
-				out = append(out, b)
-				continue
-			}
-			fd, err := openVerified(p, want)
-			if err != nil {
-				return nil, fmt.Errorf("open %q: %w", p, err)
-			}
-			b.fd, b.dir = fd, fi.IsDir()
-			out = append(out, b)
+			must[p] = must[p] || k.must
 		}
 	}
+	// A pin takes the kind of the nearest bind above it.
+	for _, p := range s.ControlPins {
+		if _, ok := want[p]; ok {
+			continue
+		}
+		best := ""
+		for q := range want {
+			if isStrictlyUnder(p, q) && len(q) > len(best) {
+				best = q
+			}
+		}
+		if best != "" {
+			want[p] = want[best]
+		}
+	}
+	// Control paths are bound read-only over the writable places that
+	// hold them, whatever else lists them.
+	for _, p := range s.ControlRO {
+		want[p] = bindReadOnly
+		must[p] = true
+	}
+	paths := make([]string, 0, len(want))
+	for p := range want {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var out []bind
+	for _, p := range paths {
+		b := bind{path: p, kind: want[p], fd: -1}
+		var id *fileID
+		if v, ok := s.Identity[p]; ok {
+			id = &v
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			if must[p] || id != nil || !os.IsNotExist(err) {
+				closeBinds(out)
+				return nil, fmt.Errorf("%q: %w", p, err)
+			}
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 && id != nil {
+			closeBinds(out)
+			return nil, &redirectedError{p, "it is a symbolic link"}
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			// A system path like /bin -> usr/bin on merged-/usr systems.
+			if b.link, err = os.Readlink(p); err != nil {
+				closeBinds(out)
+				return nil, err
+			}
+			out = append(out, b)
+			continue
+		}
+		fd, err := openVerified(p, id)
+		if err != nil {
+			closeBinds(out)
+			return nil, fmt.Errorf("open %q: %w", p, err)
+		}
+		b.fd, b.dir = fd, fi.IsDir()
+		out = append(out, b)
+	}
 	return out, nil
+}
+
+func closeBinds(binds []bind) {
+	for _, b := range binds {
+		if b.fd >= 0 {
+			unix.Close(b.fd)
+		}
+	}
 }
 
 // isSandboxDev reports the device paths the sandbox's own /dev provides.
@@ -187,14 +246,16 @@ func placeBind(root string, b bind) error {
 	if b.link != "" {
 		return os.Symlink(b.link, target)
 	}
-	if b.dir {
-		if err := os.MkdirAll(target, 0o755); err != nil {
-			return err
-		}
-	} else if err := os.WriteFile(target, nil, 0o644); err != nil {
+	if err := makeMountPoint(target, b.dir); err != nil {
 		return err
 	}
-	if err := bindFD(b.fd, target, unix.MS_REC); err != nil {
+	rec := uintptr(unix.MS_REC)
+	if isUnder(stagingRoot, b.path) {
+		// The new root is being built on this directory: a recursive
+		// bind would copy the new root into itself.
+		rec = 0
+	}
+	if err := bindFD(b.fd, target, rec); err != nil {
 		return err
 	}
 	flags := uintptr(unix.MS_NOSUID)
@@ -360,25 +421,67 @@ func lockedFlags(st int64) uintptr {
 	return f
 }
 
-// maskFiles hides each path under root: a file behind /dev/null, a
-// directory behind an empty tmpfs.
-func maskFiles(root string, paths []string) error {
-	for _, p := range paths {
-		target := root + p
+// placeAll places binds (except devices) and masks in path order. A mask
+// hides what exists at its path: a directory behind an empty tmpfs, a file
+// behind /dev/null. It returns the tmpfs masks, which the caller makes
+// read-only once everything that shows through them is in place.
+func placeAll(root string, binds []bind, maskPaths []string) ([]string, error) {
+	type item struct {
+		path string
+		bind *bind
+	}
+	var items []item
+	for i := range binds {
+		if !strings.HasPrefix(binds[i].path, "/dev/") {
+			items = append(items, item{binds[i].path, &binds[i]})
+		}
+	}
+	for _, m := range maskPaths {
+		items = append(items, item{path: m})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].path < items[j].path })
+	var dirs []string
+	for _, it := range items {
+		if it.bind != nil {
+			if err := placeBind(root, *it.bind); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		target := root + it.path
 		fi, err := os.Lstat(target)
 		if err != nil {
 			continue
 		}
 		switch {
 		case fi.IsDir():
-			if err := mountTmpfs(target, "mode=0755,size=4k"); err != nil {
-				return err
+			if err := mountTmpfs(target, "mode=0755,size=64k"); err != nil {
+				return nil, err
 			}
+			dirs = append(dirs, target)
 		case fi.Mode().IsRegular():
 			if err := unix.Mount(root+"/dev/null", target, "", unix.MS_BIND, ""); err != nil {
-				return fmt.Errorf("mask %q: %w", p, err)
+				return nil, fmt.Errorf("mask %q: %w", it.path, err)
 			}
 		}
 	}
-	return nil
+	return dirs, nil
+}
+
+// makeMountPoint makes sure something exists at target to mount on. It
+// never opens an existing file for writing: target may already be a host
+// file seen through a writable bind (a repository's .git/config), which
+// must be left as it is.
+func makeMountPoint(target string, dir bool) error {
+	if _, err := os.Lstat(target); err == nil {
+		return nil
+	}
+	if dir {
+		return os.MkdirAll(target, 0o755)
+	}
+	fd, err := unix.Open(target, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return fmt.Errorf("mount point %q: %w", target, err)
+	}
+	return unix.Close(fd)
 }

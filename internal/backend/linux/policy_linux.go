@@ -87,8 +87,78 @@ func (e *Engine) buildBaseSpec() helperSpec {
 			s.ReadOnly = append(s.ReadOnly, g.Path)
 		}
 	}
+	e.applyLevel(&s)
 	s.Rlimits = e.rlimits()
 	return s
+}
+
+// applyLevel adds what the isolation level, the protections and AllowGPU
+// expose or hide.
+func (e *Engine) applyLevel(s *helperSpec) {
+	p := e.policy
+	switch p.Isolation {
+	case IsolationDefault:
+		skip := append([]string{p.WorkDir}, s.Grants...)
+		s.ReadOnly = append(s.ReadOnly, sharedTempEntries(skip)...)
+		s.ListOnly = append(s.ListOnly, sharedTempDirs...)
+		if e.ns.Mount && p.Home != "" {
+			// Only the chosen entries exist there.
+			s.ListOnly = append(s.ListOnly, p.Home)
+		}
+	case IsolationPermissive:
+		s.Permissive = true
+		for _, d := range sharedTempDirs {
+			s.Carve = append(s.Carve, carveRule{Path: d, Keep: noExec})
+		}
+		// Devices stay the allow-list below, at every level.
+		s.Carve = append(s.Carve, carveRule{Path: "/dev"})
+		if !e.ns.Mount {
+			s.ReadWrite = append(s.ReadWrite, "/dev/shm")
+		}
+	}
+	// The home's curated entries hold toolchains: readable and
+	// executable, never writable.
+	s.ReadExec = append(s.ReadExec, p.HomeRead...)
+	hide := p.Protected
+	if p.HideHome != "" {
+		hide = append([]string{p.HideHome}, hide...)
+	}
+	for _, h := range hide {
+		s.Carve = append(s.Carve, carveRule{Path: h})
+		if e.ns.Mount {
+			s.MaskFiles = append(s.MaskFiles, h)
+		}
+	}
+	if e.host.Root {
+		for name, secret := range etcSecrets {
+			if secret {
+				s.Carve = append(s.Carve, carveRule{Path: "/etc/" + name})
+			}
+		}
+	}
+	if p.AllowGPU {
+		s.DevFiles = append(s.DevFiles, gpuPaths()...)
+		s.ReadOnly = append(s.ReadOnly, gpuDriverFiles...)
+	}
+	if e.ns.Mount && e.control != nil {
+		s.ControlRO = e.control.readOnly
+		s.ControlPins = e.control.pins
+	}
+}
+
+// writablePlaces are where the sandbox writes and what it writes persists:
+// a supplied working directory and the writable grants.
+func (p *Policy) writablePlaces() []string {
+	var out []string
+	if !p.AutoWorkDir {
+		out = append(out, p.WorkDir)
+	}
+	for _, g := range p.Grants {
+		if g.Write {
+			out = append(out, g.Path)
+		}
+	}
+	return out
 }
 
 // etcWithoutSecrets lists /etc's entries except the secrets, for hosts where
@@ -218,6 +288,19 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 	}
 	layers = append(layers, ns)
 
+	layers = append(layers, e.isolationLayer(), e.protectionLayer())
+
+	if places := e.policy.writablePlaces(); len(places) > 0 {
+		cp := Layer{Name: "control-paths", Active: e.ns.Mount && e.control != nil}
+		if cp.Active {
+			cp.Detail = ".git/hooks, .git/config and .moat-* read-only in the working directory and writable grants"
+		} else {
+			cp.Detail = "needs a mount namespace"
+			missing = append(missing, "control paths: keeping .git/hooks, .git/config and .moat-* read-only inside writable places needs a mount namespace")
+		}
+		layers = append(layers, cp)
+	}
+
 	layers = append(layers,
 		Layer{Name: "no-new-privs", Active: true, Detail: "all capabilities dropped"},
 		Layer{Name: "rlimits", Active: true, Detail: e.rlimitDetail()},
@@ -253,4 +336,37 @@ func (e *Engine) rlimitDetail() string {
 		e.gaps = append(e.gaps, "no user namespace: the process limit counts all of the user's processes")
 		return "per process; process count per user"
 	}
+}
+
+// isolationLayer describes what the level exposes.
+func (e *Engine) isolationLayer() Layer {
+	p := e.policy
+	l := Layer{Name: "isolation", Active: true}
+	switch p.Isolation {
+	case IsolationDefault:
+		l.Detail = fmt.Sprintf("default: system files, shared temp read-only (entries holding sockets left out), %d toolchain paths from the home read-only", len(p.HomeRead))
+	case IsolationPermissive:
+		l.Detail = "permissive: everything readable and writable except protected paths; nothing executes from shared temp; write-xor-execute given up"
+	default:
+		l.Detail = "strict: system files only, besides the working directory and grants"
+	}
+	return l
+}
+
+// protectionLayer says which mechanism keeps protected paths unreadable.
+func (e *Engine) protectionLayer() Layer {
+	p := e.policy
+	n := len(p.Protected)
+	l := Layer{Name: "protections", Active: e.host.LandlockABI >= 1 || e.ns.Mount}
+	switch {
+	case e.ns.Mount && e.host.LandlockABI >= 1:
+		l.Detail = fmt.Sprintf("%d protected paths: masked in the mount namespace, and Landlock rules carved around them, so ones created later stay unreadable", n)
+	case e.host.LandlockABI >= 1:
+		l.Detail = fmt.Sprintf("%d protected paths: Landlock rules carved around them (their siblings enumerated at start; directories on the way keep only listing)", n)
+	case e.ns.Mount:
+		l.Detail = fmt.Sprintf("%d protected paths masked in the mount namespace; ones created later are not covered", n)
+	default:
+		l.Detail = "no Landlock and no mount namespace"
+	}
+	return l
 }

@@ -2,6 +2,7 @@ package linux
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -64,10 +65,42 @@ func TestAssessFailsClosedWithoutLandlock(t *testing.T) {
 	if len(e.Missing()) == 0 {
 		t.Fatal("no Landlock, yet nothing reported missing")
 	}
-	e = &Engine{policy: Policy{WorkDir: "/w"}, host: HostInfo{Seccomp: true, LandlockABI: 7}}
+	e = &Engine{policy: Policy{WorkDir: "/w", AutoWorkDir: true}, host: HostInfo{Seccomp: true, LandlockABI: 7}}
 	e.configure(true)
 	if m := e.Missing(); len(m) != 0 {
 		t.Fatalf("missing %v on a full host", m)
+	}
+}
+
+func TestControlPathsNeedMountNamespace(t *testing.T) {
+	full := HostInfo{Seccomp: true, LandlockABI: 7}
+	tests := []struct {
+		name    string
+		policy  Policy
+		ns      bool
+		missing bool
+	}{
+		{"auto workdir persists nothing", Policy{WorkDir: "/w", AutoWorkDir: true}, false, false},
+		{"supplied workdir without namespaces", Policy{WorkDir: "/w"}, false, true},
+		{"writable grant without namespaces", Policy{WorkDir: "/w", AutoWorkDir: true, Grants: []Grant{{Path: "/g", Write: true}}}, false, true},
+		{"read grant without namespaces", Policy{WorkDir: "/w", AutoWorkDir: true, Grants: []Grant{{Path: "/g"}}}, false, false},
+		{"supplied workdir with namespaces", Policy{WorkDir: "/w"}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &Engine{policy: tt.policy, host: full}
+			if tt.ns {
+				e.control = &controlPlan{}
+			}
+			e.configure(tt.ns)
+			got := false
+			for _, m := range e.Missing() {
+				got = got || strings.HasPrefix(m, "control paths:")
+			}
+			if got != tt.missing {
+				t.Errorf("control paths missing = %v, want %v (%v)", got, tt.missing, e.Missing())
+			}
+		})
 	}
 }
 

@@ -42,8 +42,25 @@ type helperSpec struct {
 	// Identity holds, for each grant, the object checked when the sandbox
 	// was configured; opening the path must find that same object.
 	Identity map[string]fileID `json:"identity,omitempty"`
-	// MaskFiles are hidden inside the mount namespace (secrets in /etc).
+	// MaskFiles are hidden inside the mount namespace (secrets in /etc,
+	// protected paths): a directory behind an empty read-only tmpfs, a
+	// file behind /dev/null.
 	MaskFiles []string `json:"mask_files"`
+	// ListOnly are directories the sandbox may list but not read files in
+	// (shared temp and the home, whose readable entries are chosen).
+	ListOnly []string `json:"list_only,omitempty"`
+	// Carve lists paths inside allowed trees that keep fewer rights than
+	// the tree (protected paths keep none); see carve.
+	Carve []carveRule `json:"carve,omitempty"`
+	// ControlRO are control paths (.git/hooks, .git/config, .moat-*)
+	// inside writable places, bound read-only over them.
+	ControlRO []string `json:"control_ro,omitempty"`
+	// ControlPins are the directories on the way to control paths, bound
+	// onto themselves with the flags of the place that holds them.
+	ControlPins []string `json:"control_pins,omitempty"`
+	// Permissive builds the root from every host top-level directory,
+	// writable and executable, instead of the allow-list.
+	Permissive bool `json:"permissive,omitempty"`
 }
 
 // commandSpec is the command to run, sent with its descriptors: 0, 1, 2,

@@ -28,6 +28,7 @@ import (
 type zygoteProc struct {
 	spec     helperSpec
 	rules    *ruleset
+	plan     []llRule // the Landlock rules, planned once
 	filter   []unix.SockFilter
 	pidnsFD  int // the sandbox's PID namespace, or -1 without namespaces
 	trace    *tracer
@@ -96,7 +97,8 @@ func (z *zygoteProc) build(fds []int) error {
 			return err
 		}
 	}
-	rules, err := buildRuleset(s)
+	z.plan = planRules(s, osReadDir)
+	rules, err := buildRuleset(s, z.plan)
 	if err != nil {
 		return err
 	}
@@ -128,7 +130,14 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		return &nsError{err}
 	}
 	if err := setupMounts(s, func() error { return init.finish(z.pidnsFD) }); err != nil {
-		return &nsError{fmt.Errorf("mount namespace: %w", err)}
+		err = fmt.Errorf("mount namespace: %w", err)
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+			// The host refuses mounts in user namespaces.
+			return &nsError{err}
+		}
+		// Anything else (a path that changed while the sandbox was being
+		// built) fails this sandbox, without giving up namespaces.
+		return err
 	}
 	z.trace.mark("mounts+init")
 	if err := bringUpLoopback(); err != nil {
@@ -201,7 +210,7 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 	if terminals := terminalFDs(files[:3]); len(terminals) > 0 {
 		// The command's own terminal needs a rule of its own, in a
 		// ruleset of its own.
-		rs, err := buildRuleset(&z.spec)
+		rs, err := buildRuleset(&z.spec, z.plan)
 		if err != nil {
 			return fail(err)
 		}

@@ -1,0 +1,355 @@
+package moat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+)
+
+// NetworkRequest is one connection that a sandboxed process asks the
+// sandbox's proxy to open. The zero value is a request for no host, which
+// every policy in this package denies.
+type NetworkRequest struct {
+	// Host is the destination as the client named it, normalized: a
+	// lower-case DNS name without a trailing dot, or an IP address in its
+	// canonical form (IPv6 without brackets, e.g. "::1"). The proxy has not
+	// resolved it yet; a name is resolved only after the policy allows it.
+	Host string
+
+	// Port is the destination TCP port, 1 through 65535.
+	Port int
+
+	// Protocol says how the client asked: "http" (a plain HTTP/1.1 forward
+	// request), "connect" (an HTTP CONNECT tunnel) or "socks5". Empty means
+	// unknown, as in a test.
+	Protocol string
+
+	// Sandbox is the sandbox whose process asked. It is nil when a policy is
+	// called outside a sandbox, as in a test.
+	Sandbox *Sandbox
+}
+
+// NetworkDecision is a policy's verdict on one [NetworkRequest]. The zero
+// value denies without a reason.
+type NetworkDecision struct {
+	// Allow lets the proxy open the connection, subject to its refusal of
+	// local addresses (see ExplicitIP). False refuses it.
+	Allow bool
+
+	// Reason says why, in a few words; it is written to the audit log.
+	// Empty means no reason was given.
+	Reason string
+
+	// ExplicitIP says that the request names an IP address that the policy
+	// lists explicitly (an IP or CIDR entry of [AllowList]), so the proxy's
+	// refusal of loopback, private, link-local and similar addresses does
+	// not apply to it. False means that refusal applies, as it does to every
+	// name, whatever it resolves to.
+	ExplicitIP bool
+}
+
+// NetworkPolicy decides, per connection, what a sandbox may reach. A nil
+// NetworkPolicy in [Config.Network] means [DenyAll].
+//
+// Every policy other than one that denies everything runs a proxy on the
+// host for the sandbox (HTTP forward, CONNECT and SOCKS5), and the proxy asks
+// Decide about each request before it resolves the name. Decide is called
+// from many goroutines at once and must be safe for that. ctx is cancelled
+// when the client goes away.
+//
+// A policy that refuses every connection may also have a method
+//
+//	DeniesAll() bool
+//
+// that returns true; then no proxy runs at all and the kernel alone refuses
+// the network (see [NetworkDeniesAll]).
+type NetworkPolicy interface {
+	Decide(ctx context.Context, r NetworkRequest) NetworkDecision
+}
+
+// NetworkDeniesAll reports whether p refuses every connection, so that the
+// sandbox needs no proxy: true for nil, for [DenyAll], for an empty
+// [AllowList], for an [Audited] wrapper of such a policy, and for any
+// policy with a DeniesAll method that returns true.
+func NetworkDeniesAll(p NetworkPolicy) bool {
+	if p == nil {
+		return true
+	}
+	d, ok := p.(interface{ DeniesAll() bool })
+	return ok && d.DeniesAll()
+}
+
+// DenyAll returns the default policy: no connection at all. No proxy runs;
+// with a network namespace the sandbox sees only a loopback interface, and
+// without one the kernel refuses TCP connects and every other socket.
+func DenyAll() NetworkPolicy { return denyAll{} }
+
+type denyAll struct{}
+
+func (denyAll) Decide(context.Context, NetworkRequest) NetworkDecision {
+	return NetworkDecision{Reason: "network access is disabled"}
+}
+
+// DeniesAll returns true.
+func (denyAll) DeniesAll() bool { return true }
+
+// AllowAll returns a policy that lets the sandbox connect to any host on any
+// port through the proxy. The proxy still refuses local addresses (loopback,
+// private networks, link-local, cloud metadata and the like) unless
+// [Config.AllowLocal] lists them.
+func AllowAll() NetworkPolicy { return allowAll{} }
+
+type allowAll struct{}
+
+func (allowAll) Decide(context.Context, NetworkRequest) NetworkDecision {
+	return NetworkDecision{Allow: true, Reason: "every host is allowed"}
+}
+
+// Custom returns a policy that asks fn about every connection. fn gets the
+// request's context, host, port, protocol and sandbox in r, and returns
+// whether to allow it and why; an empty reason is recorded as "allowed by
+// custom policy" or "denied by custom policy". fn is called from many
+// goroutines at once. The proxy's refusal of local addresses applies to
+// whatever fn allows; implement [NetworkPolicy] directly to return
+// [NetworkDecision.ExplicitIP]. Custom panics if fn is nil.
+func Custom(fn func(ctx context.Context, r NetworkRequest) (allow bool, reason string)) NetworkPolicy {
+	if fn == nil {
+		panic("moat: Custom: nil function")
+	}
+	return customPolicy{fn: fn}
+}
+
+type customPolicy struct {
+	fn func(context.Context, NetworkRequest) (bool, string)
+}
+
+func (c customPolicy) Decide(ctx context.Context, r NetworkRequest) NetworkDecision {
+	allow, reason := c.fn(ctx, r)
+	if reason == "" {
+		reason = "denied by custom policy"
+		if allow {
+			reason = "allowed by custom policy"
+		}
+	}
+	return NetworkDecision{Allow: allow, Reason: reason}
+}
+
+// AuditedPolicy is a [NetworkPolicy] whose decisions are recorded in a
+// [NetworkAuditLog]. Make one with [Audited]; the zero value denies
+// everything and records nothing.
+//
+// The line is written by the sandbox's proxy, not by Decide: the proxy
+// writes one line per final decision, after its own refusal of local
+// addresses and after resolving the name (so the line carries the IP it is
+// about to dial), and it opens the connection only if the line was written.
+// A failed write refuses the connection. Calling Decide outside a sandbox
+// writes nothing. A policy that denies everything runs no proxy, so its
+// refusals, made by the kernel, are not recorded.
+type AuditedPolicy struct {
+	inner NetworkPolicy
+	log   *NetworkAuditLog
+}
+
+// Audited returns inner with every decision recorded in log. A nil inner
+// means [DenyAll]. Audited panics if log is nil. Wrapping an audited policy
+// again records each decision in both logs.
+func Audited(inner NetworkPolicy, log *NetworkAuditLog) *AuditedPolicy {
+	if log == nil {
+		panic("moat: Audited: nil audit log")
+	}
+	return &AuditedPolicy{inner: inner, log: log}
+}
+
+// Decide returns the wrapped policy's decision; see [AuditedPolicy] for
+// where it is recorded.
+func (a *AuditedPolicy) Decide(ctx context.Context, r NetworkRequest) NetworkDecision {
+	if a == nil || a.inner == nil {
+		return denyAll{}.Decide(ctx, r)
+	}
+	return a.inner.Decide(ctx, r)
+}
+
+// DeniesAll reports whether the wrapped policy denies everything.
+func (a *AuditedPolicy) DeniesAll() bool { return a == nil || NetworkDeniesAll(a.inner) }
+
+// Policy returns the wrapped policy, nil meaning [DenyAll].
+func (a *AuditedPolicy) Policy() NetworkPolicy {
+	if a == nil {
+		return nil
+	}
+	return a.inner
+}
+
+// Log returns the log that the decisions are recorded in, nil for the zero
+// value.
+func (a *AuditedPolicy) Log() *NetworkAuditLog {
+	if a == nil {
+		return nil
+	}
+	return a.log
+}
+
+// auditLogs returns the logs of every Audited wrapper around p, outermost
+// first.
+func auditLogs(p NetworkPolicy) []*NetworkAuditLog {
+	var logs []*NetworkAuditLog
+	for {
+		a, ok := p.(*AuditedPolicy)
+		if !ok || a == nil {
+			return logs
+		}
+		if a.log != nil {
+			logs = append(logs, a.log)
+		}
+		p = a.inner
+	}
+}
+
+// networkPolicy returns the effective policy of cfg.
+func networkPolicy(cfg *Config) NetworkPolicy {
+	if cfg.Network == nil {
+		return DenyAll()
+	}
+	return cfg.Network
+}
+
+// checkNetworkConfig validates the network fields of cfg.
+func checkNetworkConfig(cfg *Config) error {
+	for i, p := range cfg.AllowLocal {
+		if !p.IsValid() {
+			return errorf("allow local #%d: invalid prefix %q", i+1, p.String())
+		}
+	}
+	return nil
+}
+
+// allowedLocal reports whether cfg.AllowLocal lists ip.
+func allowedLocal(cfg *Config, ip netip.Addr) bool {
+	for _, p := range cfg.AllowLocal {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// decideNetwork is the proxy's policy hook for s: it normalizes the host,
+// refuses a malformed host or port, and asks the sandbox's policy.
+func (s *Sandbox) decideNetwork(ctx context.Context, protocol, host string, port int) NetworkDecision {
+	h, _, err := normalizeHost(host)
+	if err != nil {
+		return NetworkDecision{Reason: "invalid host"}
+	}
+	if port < 1 || port > 65535 {
+		return NetworkDecision{Reason: "invalid port"}
+	}
+	return networkPolicy(&s.cfg).Decide(ctx, NetworkRequest{Host: h, Port: port, Protocol: protocol, Sandbox: s})
+}
+
+// auditNetwork is the proxy's audit hook for s: it records r, the proxy's
+// final decision, in every audit log of the sandbox's policy before the
+// proxy dials. A non-nil error means the connection must be refused.
+func (s *Sandbox) auditNetwork(r AuditRecord) error {
+	if h, _, err := normalizeHost(r.Host); err == nil {
+		r.Host = h
+	}
+	r.Sandbox = s.id
+	for _, l := range auditLogs(s.cfg.Network) {
+		if err := l.Record(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// normalizeHost returns host in the form of [NetworkRequest.Host]: an IP
+// address (bracketed or not) in canonical form, or a DNS name in lower case
+// without one trailing dot. ip is valid for an address. A name must consist
+// of labels of 1 to 63 letters, digits, hyphens and underscores, at most 253
+// bytes in all, and its last label must not be all digits, so that the
+// shorthand IPv4 forms that some resolvers accept ("127.1", "2130706433")
+// are never taken for names. IPv6 zones are refused.
+func normalizeHost(host string) (name string, ip netip.Addr, err error) {
+	if strings.HasPrefix(host, "[") || strings.HasSuffix(host, "]") {
+		if len(host) < 2 || host[0] != '[' || host[len(host)-1] != ']' {
+			return "", ip, errorf("host %q: unbalanced brackets", host)
+		}
+		ip, err = parseIP(host[1:len(host)-1], true)
+	} else if ip, err = parseIP(host, false); err == errNotIP {
+		name, err = normalizeName(host)
+	}
+	if err != nil {
+		return "", netip.Addr{}, errorf("host %q: %v", host, err)
+	}
+	if ip.IsValid() {
+		name = ip.String()
+	}
+	return name, ip, nil
+}
+
+var errNotIP = errors.New("not an IP address")
+
+// parseIP parses an IP address without a zone; bracketed says it was
+// written in brackets, which only IPv6 may be. It returns errNotIP for
+// anything that is not an address at all.
+func parseIP(s string, bracketed bool) (netip.Addr, error) {
+	ip, err := netip.ParseAddr(s)
+	switch {
+	case err != nil && bracketed:
+		return ip, errors.New("brackets must hold an IPv6 address")
+	case err != nil:
+		return ip, errNotIP
+	case bracketed && !ip.Is6():
+		return ip, errors.New("brackets must hold an IPv6 address")
+	case ip.Zone() != "":
+		return ip, errors.New("IPv6 zones are not allowed")
+	}
+	return ip, nil
+}
+
+// normalizeName checks and normalizes a DNS name; see normalizeHost. Its
+// errors name the problem only.
+func normalizeName(host string) (string, error) {
+	name := strings.TrimSuffix(host, ".")
+	if name == "" {
+		return "", errors.New("empty")
+	}
+	if len(name) > 253 {
+		return "", errors.New("longer than 253 bytes")
+	}
+	b := []byte(name)
+	label, digits := 0, true
+	for i, c := range b {
+		switch {
+		case c == '.':
+			if label == 0 {
+				return "", errors.New("empty label")
+			}
+			label, digits = 0, true
+			continue
+		case 'A' <= c && c <= 'Z':
+			b[i] = c + 'a' - 'A'
+			digits = false
+		case 'a' <= c && c <= 'z', c == '-', c == '_':
+			digits = false
+		case '0' <= c && c <= '9':
+		case c >= 0x80:
+			return "", errors.New("non-ASCII name (write it in its xn-- form)")
+		default:
+			return "", fmt.Errorf("invalid character %q", rune(c))
+		}
+		label++
+		if label > 63 {
+			return "", errors.New("label longer than 63 bytes")
+		}
+	}
+	if label == 0 {
+		return "", errors.New("empty label")
+	}
+	if digits {
+		return "", errors.New("last label is all digits (neither a name nor an IP address)")
+	}
+	return string(b), nil
+}

@@ -1,0 +1,102 @@
+package moat
+
+import "path/filepath"
+
+// The protection lists, relative to a home directory. Each entry is denied,
+// with everything beneath it, when its switch is on. They cover Linux and
+// macOS locations alike, since a home directory may be shared or synced.
+var (
+	credentialPaths = []string{
+		".ssh", ".gnupg", ".netrc", ".git-credentials", ".config/git/credentials",
+		".config/gh", ".config/hub", ".config/glab-cli",
+		".docker/config.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc",
+		".config/pypoetry/auth.toml", ".cargo/credentials", ".cargo/credentials.toml",
+		".gem/credentials", ".local/share/gem/credentials", ".composer/auth.json",
+		".config/composer/auth.json", ".m2/settings-security.xml", ".gradle/gradle.properties",
+		".nuget/NuGet/NuGet.Config", ".terraform.d/credentials.tfrc.json", ".vault-token",
+		".pgpass", ".my.cnf", ".s3cfg", ".boto", ".config/rclone", ".config/op",
+		".authinfo", ".authinfo.gpg",
+		// Shell and REPL histories: typed secrets end up in them.
+		".bash_history", ".zsh_history", ".zhistory", ".histfile", ".sh_history",
+		".local/share/fish/fish_history", ".config/fish/fish_history",
+		".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
+		".sqlite_history", ".irb_history", ".rediscli_history", ".lesshst",
+	}
+	cloudPaths = []string{
+		".aws", ".azure", ".config/gcloud", ".kube", ".oci", ".config/doctl",
+		".config/hcloud", ".config/linode-cli", ".bluemix", ".aliyun", ".config/openstack",
+		".pulumi", ".terraform.d", ".config/scw", ".ovh.conf", ".fly", ".config/exoscale",
+	}
+	browserPaths = []string{
+		".mozilla", ".config/google-chrome", ".config/google-chrome-beta",
+		".config/google-chrome-unstable", ".config/chromium", ".config/BraveSoftware",
+		".config/microsoft-edge", ".config/vivaldi", ".config/opera", ".pki",
+		".var/app/org.mozilla.firefox", ".var/app/com.google.Chrome",
+		".var/app/org.chromium.Chromium", ".var/app/com.brave.Browser",
+		"snap/firefox", "snap/chromium",
+		"Library/Application Support/Firefox", "Library/Application Support/Google/Chrome",
+		"Library/Application Support/Chromium", "Library/Application Support/BraveSoftware",
+		"Library/Application Support/Microsoft Edge", "Library/Safari", "Library/Cookies",
+	}
+	keychainPaths = []string{
+		".local/share/keyrings", ".gnome2/keyrings", ".password-store",
+		".local/share/kwalletd", ".kde/share/apps/kwallet", ".kde4/share/apps/kwallet",
+		".config/KeePassXC", ".local/share/KeePassXC", "Library/Keychains",
+	}
+)
+
+// toolchainHomePaths are what [IsolationDefault] lets a sandbox read from
+// the user's home: configuration toolchains read and the toolchains and
+// package caches installed there. Protections still apply inside them.
+var toolchainHomePaths = []string{
+	// git and shells
+	".gitconfig", ".config/git", ".gitignore_global", ".gitattributes",
+	".bashrc", ".bash_profile", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
+	".inputrc", ".editorconfig", ".terminfo",
+	// user-level installs: bin, user site-packages, shared data
+	".local",
+	// package caches and their configuration
+	".cache", ".npm", ".yarn", ".config/pip", ".pip", ".config/uv", ".condarc",
+	".m2", ".gradle", ".ivy2", ".sbt", ".nuget",
+	// language toolchains under the home
+	".rustup", ".cargo", "go", "sdk", ".nvm", ".volta", ".fnm", ".bun", ".deno",
+	".pyenv", ".rbenv", ".rvm", ".gem", ".sdkman", ".jenv", ".ghcup", ".cabal",
+	".stack", ".opam", ".julia", ".nimble", ".dotnet", ".elan",
+	"miniconda3", "anaconda3", "miniforge3", ".conda",
+}
+
+// ProtectedPaths returns the absolute paths under home that s protects,
+// in a fixed order. ProtectUserHome and AllowGPU add none: they decide what
+// is exposed, not what is hidden.
+func (s SecurityConfig) ProtectedPaths(home string) []string {
+	var lists [][]string
+	if s.ProtectCredentials {
+		lists = append(lists, credentialPaths)
+	}
+	if s.ProtectCloudConfig {
+		lists = append(lists, cloudPaths)
+	}
+	if s.ProtectBrowserData {
+		lists = append(lists, browserPaths)
+	}
+	if s.ProtectKeychains {
+		lists = append(lists, keychainPaths)
+	}
+	var out []string
+	for _, l := range lists {
+		for _, rel := range l {
+			out = append(out, filepath.Join(home, rel))
+		}
+	}
+	return out
+}
+
+// ToolchainPaths returns the absolute paths under home that
+// [IsolationDefault] makes readable when ProtectUserHome is on.
+func ToolchainPaths(home string) []string {
+	out := make([]string, len(toolchainHomePaths))
+	for i, rel := range toolchainHomePaths {
+		out[i] = filepath.Join(home, rel)
+	}
+	return out
+}

@@ -1,0 +1,152 @@
+package moat
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestIsolationPresets(t *testing.T) {
+	tests := []struct {
+		level    Isolation
+		name     string
+		userHome bool
+	}{
+		{IsolationStrict, "strict", true},
+		{IsolationDefault, "default", true},
+		{IsolationPermissive, "permissive", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseIsolation(tt.name)
+			if err != nil || got != tt.level || got.String() != tt.name {
+				t.Fatalf("ParseIsolation(%q) = %v, %v", tt.name, got, err)
+			}
+			s := tt.level.Security()
+			if s.ProtectUserHome != tt.userHome || !s.ProtectCredentials || !s.ProtectCloudConfig ||
+				!s.ProtectBrowserData || !s.ProtectKeychains || s.AllowGPU {
+				t.Errorf("%s preset = %+v", tt.name, s)
+			}
+		})
+	}
+	if _, err := ParseIsolation("lax"); err == nil {
+		t.Error("ParseIsolation accepted an unknown level")
+	}
+	if _, err := New(Config{Isolation: 7}); err == nil {
+		t.Error("New accepted an unknown isolation level")
+	}
+}
+
+func TestSecurityLayering(t *testing.T) {
+	yes, no := true, false
+	base := IsolationDefault.Security()
+	file := SecurityOverrides{ProtectCredentials: &no, AllowGPU: &yes}
+	flags := SecurityOverrides{ProtectCredentials: &yes}
+	got := base.With(file.With(flags))
+	if !got.ProtectCredentials || !got.AllowGPU || !got.ProtectUserHome {
+		t.Errorf("preset, then file, then flags = %+v", got)
+	}
+	if got := base.With(SecurityOverrides{}); got != base {
+		t.Errorf("empty overrides changed %+v to %+v", base, got)
+	}
+}
+
+func TestProtectedPathsCoverTheLists(t *testing.T) {
+	home := "/home/u"
+	all := IsolationStrict.Security().ProtectedPaths(home)
+	for _, rel := range []string{
+		".ssh", ".gnupg", ".netrc", ".git-credentials", ".config/gh", ".docker/config.json", ".npmrc",
+		".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".bash_history", ".zsh_history",
+		".aws", ".azure", ".config/gcloud", ".kube", ".oci", ".config/doctl",
+		".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+		".local/share/keyrings", ".password-store", ".local/share/kwalletd",
+	} {
+		if !slices.Contains(all, filepath.Join(home, rel)) {
+			t.Errorf("%s is not protected", rel)
+		}
+	}
+	if got := (SecurityConfig{ProtectUserHome: true, AllowGPU: true}).ProtectedPaths(home); len(got) != 0 {
+		t.Errorf("no list switched on, yet %q", got)
+	}
+	only := SecurityConfig{ProtectCloudConfig: true}.ProtectedPaths(home)
+	if !slices.Contains(only, home+"/.aws") || slices.Contains(only, home+"/.ssh") {
+		t.Errorf("cloud only = %q", only)
+	}
+}
+
+func TestExposure(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, d := range []string{".local/lib", ".ssh", ".cargo/bin", "proj", ".config/gh"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n"), 0o644)
+	os.Symlink(filepath.Join(home, "proj"), filepath.Join(home, ".aws")) // a protected link
+	home, _ = filepath.EvalSymlinks(home)
+
+	t.Run("strict exposes nothing of the home", func(t *testing.T) {
+		ex := computeExposure(&Config{})
+		if len(ex.homeRead) != 0 || ex.hideHome != "" || len(ex.env(IsolationStrict)) != 0 {
+			t.Errorf("%+v", ex)
+		}
+		if !slices.Contains(ex.protected, home+"/.ssh") {
+			t.Errorf("~/.ssh not protected: %q", ex.protected)
+		}
+	})
+	t.Run("a protected link protects its target", func(t *testing.T) {
+		ex := computeExposure(&Config{})
+		if !slices.Contains(ex.protected, home+"/.aws") || !slices.Contains(ex.protected, home+"/proj") {
+			t.Errorf("protected %q", ex.protected)
+		}
+	})
+	t.Run("default reads the curated list", func(t *testing.T) {
+		ex := computeExposure(&Config{Isolation: IsolationDefault})
+		for _, want := range []string{home + "/.local", home + "/.cargo", home + "/.gitconfig"} {
+			if !slices.Contains(ex.homeRead, want) {
+				t.Errorf("%s not readable: %q", want, ex.homeRead)
+			}
+		}
+		if slices.Contains(ex.homeRead, home) || slices.Contains(ex.homeRead, home+"/proj") {
+			t.Errorf("the home itself exposed: %q", ex.homeRead)
+		}
+		env := ex.env(IsolationDefault)
+		for _, want := range []string{"GIT_CONFIG_GLOBAL=" + home + "/.gitconfig", "PYTHONUSERBASE=" + home + "/.local"} {
+			if !slices.Contains(env, want) {
+				t.Errorf("env %q lacks %s", env, want)
+			}
+		}
+	})
+	t.Run("default without home protection reads the home", func(t *testing.T) {
+		sec := IsolationDefault.Security()
+		sec.ProtectUserHome = false
+		ex := computeExposure(&Config{Isolation: IsolationDefault, Security: &sec})
+		if !slices.Equal(ex.homeRead, []string{home}) {
+			t.Errorf("homeRead %q", ex.homeRead)
+		}
+	})
+	t.Run("permissive with home protection hides it", func(t *testing.T) {
+		sec := IsolationPermissive.Security()
+		sec.ProtectUserHome = true
+		ex := computeExposure(&Config{Isolation: IsolationPermissive, Security: &sec})
+		if ex.hideHome != home || !slices.Contains(ex.homeRead, home+"/.local") {
+			t.Errorf("%+v", ex)
+		}
+	})
+	t.Run("an explicit grant beats a protection", func(t *testing.T) {
+		ex := computeExposure(&Config{Grants: []Grant{{Path: home + "/.ssh", Access: READ}}})
+		if slices.Contains(ex.protected, home+"/.ssh") {
+			t.Error("~/.ssh still protected although granted by name")
+		}
+		if !slices.Contains(ex.protected, home+"/.config/gh") {
+			t.Error("other protections dropped")
+		}
+	})
+	t.Run("switched off", func(t *testing.T) {
+		sec := SecurityConfig{}
+		ex := computeExposure(&Config{Security: &sec})
+		if len(ex.protected) != 0 {
+			t.Errorf("protected %q with every protection off", ex.protected)
+		}
+	})
+}
