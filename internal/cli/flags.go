@@ -4,11 +4,11 @@ import (
 	"errors"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/policy"
 )
 
 // sandboxFlags are the policy flags shared by run and shell.
@@ -26,12 +26,17 @@ type sandboxFlags struct {
 	ioPriority ioPriorityValue
 	bestEffort bool
 	grants     grantList
+	layered    *policyFlags // the flags that a config file can also set
+
+	fs     *pflag.FlagSet // to tell a flag given as 0 from one not given
+	merged *policy.Result // settings, once computed
 }
 
 // addSandboxFlags registers the policy flags on fs and returns where their
 // values land.
 func addSandboxFlags(fs *pflag.FlagSet) *sandboxFlags {
 	f := &sandboxFlags{
+		fs:        fs,
 		cpuTime:   countValue{unit: "SECONDS"},
 		processes: countValue{unit: "N"},
 		openFiles: countValue{unit: "N"},
@@ -52,49 +57,41 @@ func addSandboxFlags(fs *pflag.FlagSet) *sandboxFlags {
 	fs.Var(grantShorthand{&f.grants, moat.WRITE}, "writable", "shorthand for --grant `PATH`=rw")
 	fs.Var(grantShorthand{&f.grants, moat.EXEC}, "executable", "shorthand for --grant `PATH`=rx")
 	fs.BoolVar(&f.bestEffort, "best-effort", false, "run even where the host cannot enforce every layer (see moat doctor) instead of failing")
+	f.layered = addPolicyFlags(fs)
 	return f
 }
 
-// config builds the sandbox policy. It checks what parsing could not, such
-// as that --workdir exists, so that a bad flag is a usage error with no
-// side effects rather than a failure of moat.New.
+// config builds the sandbox policy from the flags and the config file. It
+// checks what parsing could not, such as that the working directory exists
+// and how the file and the flags combine, so that a mistake is a usage
+// error with no side effects rather than a failure of moat.New.
 func (f *sandboxFlags) config() (moat.Config, error) {
-	cfg := moat.Config{
-		WorkDir: f.workDir,
-		Env:     f.env.env(),
-		Limits: moat.Limits{
-			MemoryBytes:   int64(f.memory),
-			CPUSeconds:    f.cpuTime.n,
-			FileSizeBytes: int64(f.fileSize),
-			Processes:     f.processes.n,
-			OpenFiles:     f.openFiles.n,
-			DiskBytes:     int64(f.disk),
-			Timeout:       time.Duration(f.timeout),
-		},
-		Nice:       int(f.nice),
-		IOPriority: moat.IOPriority(f.ioPriority),
+	res, err := f.settings()
+	if err != nil {
+		return moat.Config{}, err
 	}
+	cfg := res.Config
 	if f.bestEffort {
 		cfg.Enforcement = moat.BestEffort
 	}
-	if f.workDir != "" {
-		fi, err := os.Stat(f.workDir)
+	if res.WorkDir != "" {
+		fi, err := os.Stat(res.WorkDir)
 		switch {
 		case err != nil:
 			var pe *os.PathError
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return cfg, usagef("--workdir %q: %v", f.workDir, err)
+			return cfg, usagef("%s %q: %v", res.Describe("workdir.path"), res.WorkDir, err)
 		case !fi.IsDir():
-			return cfg, usagef("--workdir %q: not a directory", f.workDir)
+			return cfg, usagef("%s %q: not a directory", res.Describe("workdir.path"), res.WorkDir)
 		}
 	}
-	if f.workDir != "" || len(f.grants) > 0 {
+	if res.WorkDir != "" || len(res.Grants) > 0 {
 		// Resolve what the user wrote once, here: links in their own
 		// spelling are followed, links planted where the sandbox writes
 		// are refused.
-		wd, grants, err := moat.ResolvePaths(f.workDir, f.grants)
+		wd, grants, err := moat.ResolvePaths(res.WorkDir, res.Grants)
 		if err != nil {
 			return cfg, usagef("%s", strings.TrimPrefix(err.Error(), "moat: "))
 		}

@@ -37,7 +37,7 @@ func TestSandboxConfig(t *testing.T) {
 		args []string
 		want moat.Config
 	}{
-		{name: "no flags is the zero config", args: nil, want: moat.Config{}},
+		{name: "no flags is the zero config at default isolation", args: nil, want: moat.Config{}},
 		{name: "workdir", args: []string{"--workdir", dir}, want: moat.Config{WorkDir: dir}},
 		{name: "env", args: []string{"--env", "TERM", "--env", "A=1"}, want: moat.Config{Env: moat.Env{Passthrough: []string{"TERM"}, Set: []string{"A=1"}}}},
 		{name: "limits", args: []string{
@@ -67,6 +67,11 @@ func TestSandboxConfig(t *testing.T) {
 			if err != nil {
 				t.Fatalf("config: %v", err)
 			}
+			// The CLI's isolation level and its preset, which these
+			// flags leave alone.
+			tt.want.Isolation = moat.IsolationDefault
+			sec := moat.IsolationDefault.Security()
+			tt.want.Security = &sec
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("config =\n%+v\nwant\n%+v", got, tt.want)
 			}

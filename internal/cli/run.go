@@ -25,7 +25,8 @@ SIZE is a number of bytes with an optional binary suffix K, M, G or T (also
 KiB, MiB...), or "unlimited"; 0 or no flag means moat's default.`,
 		Example: `  moat run -- python3 -c 'print("hello from the sandbox")'
   moat run --memory 1G --timeout 30s --workdir ./job -- ./build.sh
-  moat run --env PYTHONHASHSEED=0 --env TERM python3 script.py`,
+  moat run --env PYTHONHASHSEED=0 --env TERM python3 script.py
+  moat run --config moat.toml --isolation strict -- make test`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("run: missing command (usage: moat run [flags] [--] COMMAND [ARG...])")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/policy"
 )
 
 // The flag values below implement pflag.Value. Set checks its argument and
@@ -69,25 +70,13 @@ func (v *countValue) Type() string { return v.unit }
 // or bare whole seconds. Zero means no limit.
 type durationValue time.Duration
 
-// Set parses s as a non-negative duration.
+// Set parses s with policy.ParseDuration.
 func (v *durationValue) Set(s string) error {
-	var d time.Duration
-	var err error
-	if isDigits(s) {
-		var secs int64
-		secs, err = strconv.ParseInt(s, 10, 64)
-		d = time.Duration(secs) * time.Second
-		if err != nil || d/time.Second != time.Duration(secs) {
-			return errLarge
-		}
-	} else {
-		d, err = time.ParseDuration(s)
+	d, err := policy.ParseDuration(s)
+	if err == nil {
+		*v = durationValue(d)
 	}
-	if err != nil || d < 0 {
-		return errors.New("want a duration like 30s or 2m")
-	}
-	*v = durationValue(d)
-	return nil
+	return err
 }
 
 // String returns the duration, or "" if unset.
@@ -104,14 +93,13 @@ func (v *durationValue) Type() string { return "DURATION" }
 // niceValue is a scheduling niceness from 0 to 19.
 type niceValue int
 
-// Set parses s as a whole number from 0 to 19.
+// Set parses s with policy.ParseNice.
 func (v *niceValue) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > 19 || !isDigits(s) {
-		return errors.New("want 0 (unchanged) through 19; priority can only be lowered")
+	n, err := policy.ParseNice(s)
+	if err == nil {
+		*v = niceValue(n)
 	}
-	*v = niceValue(n)
-	return nil
+	return err
 }
 
 // String returns the niceness, or "" if unset.
@@ -193,4 +181,116 @@ func (v envList) env() moat.Env {
 		}
 	}
 	return out
+}
+
+// vars returns the flags as policy entries, in order.
+func (v envList) vars() []policy.EnvVar {
+	var out []policy.EnvVar
+	for _, e := range v {
+		out = append(out, policy.EnvVar{Name: e.Name, Value: e.Value, Set: e.Set})
+	}
+	return out
+}
+
+// optionalBool is a switch that takes an optional =BOOL: a bare flag means
+// true. Unset, it stays nil, so that it overrides a config file only when
+// given, either way.
+type optionalBool struct{ p **bool }
+
+// Set parses s as a boolean: 1, t, true, 0, f, false, in any case.
+func (v optionalBool) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want true or false")
+	}
+	*v.p = &b
+	return nil
+}
+
+// String returns "true" or "false", or "" if unset.
+func (v optionalBool) String() string {
+	if v.p == nil || *v.p == nil {
+		return ""
+	}
+	return strconv.FormatBool(**v.p)
+}
+
+// Type is "bool", so that help shows the flag without a value.
+func (v optionalBool) Type() string { return "bool" }
+
+// isolationValue is --isolation; nil until given.
+type isolationValue struct{ p *moat.Isolation }
+
+// Set parses s with moat.ParseIsolation.
+func (v *isolationValue) Set(s string) error {
+	iso, err := moat.ParseIsolation(s)
+	if err != nil {
+		return errors.New("want strict, default or permissive")
+	}
+	v.p = &iso
+	return nil
+}
+
+// String returns the level, or "" if unset.
+func (v *isolationValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return v.p.String()
+}
+
+// Type names the value in help.
+func (v *isolationValue) Type() string { return "strict|default|permissive" }
+
+// choiceValue is a string flag checked by parse; "" until given.
+type choiceValue struct {
+	s     string
+	parse func(string) (string, error)
+	typ   string // shown in help
+}
+
+// Set checks s with parse.
+func (v *choiceValue) Set(s string) error {
+	out, err := v.parse(s)
+	if err == nil {
+		v.s = out
+	}
+	return err
+}
+
+// String returns the value, or "" if unset.
+func (v *choiceValue) String() string { return v.s }
+
+// Type names the value in help.
+func (v *choiceValue) Type() string { return v.typ }
+
+// listValue collects a repeatable flag, each value checked and normalized
+// by parse.
+type listValue struct {
+	items []string
+	parse func(string) (string, error)
+	typ   string // shown in help
+}
+
+// Set checks s with parse and appends it.
+func (v *listValue) Set(s string) error {
+	out, err := v.parse(s)
+	if err == nil {
+		v.items = append(v.items, out)
+	}
+	return err
+}
+
+// String lists the values given, comma-separated.
+func (v *listValue) String() string { return strings.Join(v.items, ",") }
+
+// Type names the value in help.
+func (v *listValue) Type() string { return v.typ }
+
+// nonEmptyPath accepts any path but the empty one.
+func nonEmptyPath(s string) (string, error) {
+	if s == "" {
+		return "", errors.New("empty path")
+	}
+	return s, nil
 }

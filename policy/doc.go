@@ -1,0 +1,48 @@
+// Package policy reads moat's TOML config file and layers it with other
+// sources of settings, such as command-line flags, into a [moat.Config].
+//
+// A config file looks like this; every key is optional, and an unknown key
+// is an error that names its line:
+//
+//	isolation = "default"            # strict, default or permissive
+//	network = "allow-list"           # deny, allow-all or allow-list
+//	allow-domains = ["*.crates.io", "example.com:443"]
+//	allow-local = ["10.0.0.0/8"]     # private addresses the proxy may dial
+//	audit-log = "net.jsonl"          # needs a network other than deny
+//	audit-rotate = "daily"
+//
+//	[security]
+//	protect-credentials = false
+//	allow-gpu = true
+//
+//	[grants]                         # r, rw, rx or rwx
+//	"/usr/share" = "r"
+//	"./target" = "rwx"               # relative to this file's directory
+//	"~/.cache/pip" = "rw"            # ~/ is $HOME
+//
+//	[limits]
+//	max-memory = "2G"
+//	max-cpu-time = 600
+//	max-file-size = "1G"
+//	max-processes = 256
+//	max-open-files = 1024
+//	max-disk = "unlimited"
+//	timeout = "10m"
+//	nice = 10
+//	io-priority = "background"
+//
+//	[workdir]
+//	path = "./job"
+//
+//	[env]
+//	passthrough = ["TERM", "LANG"]
+//	set = { PYTHONHASHSEED = "0" }
+//
+// [Load] and [Parse] give a [File]; [File.Layer] and a [Layer] built from
+// flags go to [Merge], which applies heel's rules: a scalar of a later layer
+// beats an earlier one, lists concatenate, grants of one path are unioned,
+// and the protections are the isolation level's preset, then each layer's
+// [moat.SecurityOverrides] in turn.
+//
+// The package depends on the TOML decoder; package moat itself does not.
+package policy
