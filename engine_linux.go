@@ -46,6 +46,9 @@ func newEngine(s *Sandbox) (engine, error) {
 		lg.Dev, lg.Ino = uint64(st.Dev), st.Ino
 		p.Grants = append(p.Grants, lg)
 	}
+	if s.proxy != nil {
+		p.ProxyPort, p.ServeProxy = s.proxy.port, s.proxy.serve
+	}
 	e, err := linux.New(p)
 	if err != nil {
 		return nil, errorf("%v", err)

@@ -27,6 +27,9 @@ func (s *Sandbox) baseEnv() []string {
 	for _, kv := range s.exposure.env(s.cfg.Isolation) {
 		env = mergeEnv(env, kv)
 	}
+	for _, kv := range s.proxy.env() {
+		env = mergeEnv(env, kv)
+	}
 	pass := append(append([]string(nil), defaultPassthrough...), s.cfg.Env.Passthrough...)
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")

@@ -39,6 +39,9 @@ func normalize(cfg Config) (Config, error) {
 			return cfg, errorf("env passthrough %q: want a variable name", k)
 		}
 	}
+	if err := checkNetworkConfig(&cfg); err != nil {
+		return cfg, err
+	}
 	grants, err := mergeGrants(cfg.Grants)
 	if err != nil {
 		return cfg, err

@@ -19,6 +19,8 @@ type Sandbox struct {
 	engine  engine
 	// exposure is what the sandbox sees of the home directories.
 	exposure exposure
+	// proxy is the policy proxy; nil when the network is denied.
+	proxy *netProxy
 	// diskLimitBytes is the resolved Limits.DiskBytes; 0 means none.
 	diskLimitBytes int64
 
@@ -40,13 +42,19 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, err
 	}
 	s.exposure = computeExposure(&s.cfg)
+	if err := s.startProxy(); err != nil {
+		s.removeWorkDir()
+		return nil, err
+	}
 	eng, err := newEngine(s)
 	if err != nil {
+		s.proxy.close()
 		s.removeWorkDir()
 		return nil, err
 	}
 	if missing := eng.missing(); len(missing) > 0 && cfg.Enforcement == Strict {
 		eng.close()
+		s.proxy.close()
 		s.removeWorkDir()
 		return nil, &UnsupportedError{Missing: missing}
 	}
@@ -106,6 +114,7 @@ func (s *Sandbox) Close() error {
 		c.awaitDeath()
 	}
 	err := s.engine.close()
+	s.proxy.close() // after the engine, which closes the listeners it served
 	if rmErr := s.removeWorkDir(); err == nil {
 		err = rmErr
 	}

@@ -154,8 +154,8 @@ func TestNetworkFlags(t *testing.T) {
 			wantLayer: "allow-list", want: policy.Network{Mode: "allow-list", AllowDomains: []string{"*.crates.io", "example.com:443"}}},
 		{name: "local ranges", args: []string{"--network", "allow-all", "--allow-local", "192.168.1.5", "--allow-local", "fd00::/8"},
 			wantLayer: "allow-all", want: policy.Network{Mode: "allow-all", AllowLocal: []string{"192.168.1.5/32", "fd00::/8"}}},
-		{name: "audit log from the command line", args: []string{"--network", "allow-all", "--audit-log", "run.jsonl", "--audit-rotate", "daily"},
-			wantLayer: "allow-all", want: policy.Network{Mode: "allow-all", AuditLog: "run.jsonl", AuditRotate: "daily"}},
+		{name: "audit log from the command line", args: []string{"--network", "allow-all", "--audit-log", "audit-dir", "--audit-rotate", "daily"},
+			wantLayer: "allow-all", want: policy.Network{Mode: "allow-all", AuditLog: "audit-dir", AuditRotate: "daily"}},
 		{name: "audit log from the file, relative to it; lists concatenated", args: []string{"--config", listFile, "--allow-domain", "b.example"},
 			want: policy.Network{Mode: "allow-list", AllowDomains: []string{"a.example", "b.example"}, AllowLocal: []string{"10.0.0.0/8"}, AuditLog: filepath.Join(dir, "list", "file.jsonl")}},
 		{name: "the command line's audit log beats the file's", args: []string{"--config", listFile, "--audit-log", "run.jsonl"},
@@ -165,6 +165,11 @@ func TestNetworkFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// config opens the audit log: relative paths land here.
+			t.Chdir(t.TempDir())
+			if err := os.Mkdir("audit-dir", 0o755); err != nil {
+				t.Fatal(err)
+			}
 			f, _, err := parseFlags(t, tt.args...)
 			if err != nil {
 				t.Fatal(err)
@@ -182,6 +187,7 @@ func TestNetworkFlags(t *testing.T) {
 			if _, err := f.config(); err != nil {
 				t.Errorf("config: %v", err)
 			}
+			f.closeAuditLog()
 		})
 	}
 }

@@ -31,6 +31,9 @@ type doctorReport struct {
 
 	// Enforcement is what a best-effort sandbox enforces on this host.
 	Enforcement enforcement `json:"enforcement"`
+	// NetworkProxy says how a sandbox with a network policy reaches its
+	// proxy here, and what holds everything else back.
+	NetworkProxy layer `json:"network_proxy"`
 	// Strict says whether the default, strict policy works here.
 	Strict strictCheck `json:"strict"`
 }
@@ -123,6 +126,7 @@ func diagnose() doctorReport {
 	r := probeHost()
 	r.OS, r.Arch = runtime.GOOS, runtime.GOARCH
 	r.Enforcement = bestEffortReport()
+	r.NetworkProxy = proxyReport()
 	r.Strict = strictWorks()
 	if r.Cgroup.V2Controllers == nil {
 		r.Cgroup.V2Controllers = []string{}
@@ -149,6 +153,23 @@ func bestEffortReport() enforcement {
 	}
 	e.Gaps = append(e.Gaps, rep.Gaps...)
 	return e
+}
+
+// proxyReport creates a best-effort sandbox with a network policy and
+// reports its network layer: a listener inside the sandbox's network
+// namespace, or a Landlock port rule for the host's loopback.
+func proxyReport() layer {
+	sb, err := moat.New(moat.Config{Enforcement: moat.BestEffort, Network: moat.AllowAll()})
+	if err != nil {
+		return layer{Name: "network", Detail: strings.TrimPrefix(err.Error(), "moat: ")}
+	}
+	defer sb.Close()
+	for _, l := range sb.Report().Layers {
+		if l.Name == "network" {
+			return layer{Name: l.Name, Active: l.Active, Detail: l.Detail}
+		}
+	}
+	return layer{Name: "network"}
 }
 
 // strictWorks tries the default policy, which moat run uses.
@@ -205,6 +226,9 @@ func writeText(w io.Writer, r doctorReport) error {
 	}
 	for _, g := range e.Gaps {
 		fmt.Fprintf(&b, "  gap: %s\n", g)
+	}
+	if r.NetworkProxy.Detail != "" {
+		fmt.Fprintf(&b, "\nwith a network policy (--network allow-all or allow-list)\n  %s %s: %s\n", onOff(r.NetworkProxy.Active), r.NetworkProxy.Name, r.NetworkProxy.Detail)
 	}
 	if r.Strict.OK {
 		b.WriteString("\nstrict enforcement: works; moat run enforces the layers marked on\n")
@@ -265,4 +289,11 @@ func cgroupUseText(c cgroupCheck) string {
 		return orNone(c.Reason)
 	}
 	return fmt.Sprintf("memory: %s, pids: %s, cpu: %s, kill: %s", orNone(c.Memory), orNone(c.Pids), orNone(c.CPU), orNone(c.Kill))
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on "
+	}
+	return "off"
 }

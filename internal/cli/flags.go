@@ -13,6 +13,7 @@ import (
 
 // sandboxFlags are the policy flags shared by run and shell.
 type sandboxFlags struct {
+	auditLog   *moat.NetworkAuditLog // opened by config, closed by closeAuditLog
 	workDir    string
 	env        envList
 	memory     sizeValue
@@ -100,5 +101,18 @@ func (f *sandboxFlags) config() (moat.Config, error) {
 			cfg.Grants = grants
 		}
 	}
+	// Last: it opens the audit log, once nothing else can fail.
+	log, err := networkConfig(res.Network, &cfg)
+	if err != nil {
+		return cfg, err
+	}
+	f.auditLog = log
 	return cfg, nil
+}
+
+// closeAuditLog closes the audit log that config opened, if any.
+func (f *sandboxFlags) closeAuditLog() {
+	if f.auditLog != nil {
+		f.auditLog.Close()
+	}
 }

@@ -53,6 +53,6 @@ func addPolicyFlags(fs *pflag.FlagSet) *policyFlags {
 	fs.Var(&f.allowDomains, "allow-domain", "with --network allow-list, allow the host `PATTERN`: example.com, *.example.com (subdomains only) or an IP, optionally :PORT (repeatable)")
 	fs.Var(&f.allowLocal, "allow-local", "let the proxy dial the private or loopback range `CIDR` (or one IP) that it refuses by default (repeatable)")
 	fs.Var(&f.auditLog, "audit-log", "append one JSON line per network decision to `PATH` (needs --network allow-all or allow-list)")
-	fs.Var(&f.auditRotate, "audit-rotate", "start a new audit log each day")
+	fs.Var(&f.auditRotate, "audit-rotate", "start a new audit file each day: --audit-log is then a directory, holding network-audit.YYYY-MM-DD.jsonl files, the last 30 kept")
 	return f
 }

@@ -49,6 +49,7 @@ func runCommand(std stdio, flags *sandboxFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer flags.closeAuditLog()
 	sigs := catchSignals()
 	defer sigs.stop()
 	sb, err := moat.New(cfg)

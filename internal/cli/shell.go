@@ -45,6 +45,7 @@ func runShell(std stdio, flags *sandboxFlags, shell string) error {
 	if err != nil {
 		return err
 	}
+	defer flags.closeAuditLog()
 	if shell == "" {
 		shell = defaultShell(os.Getenv("SHELL"), isExecutable)
 	}

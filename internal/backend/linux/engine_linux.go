@@ -3,6 +3,8 @@ package linux
 import (
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"sync"
 	"syscall"
 
@@ -38,6 +40,14 @@ type Policy struct {
 	Home string
 	// AllowGPU exposes the GPU device nodes and driver files.
 	AllowGPU bool
+
+	// ProxyPort is the policy proxy's port; zero means no network at all.
+	// With a network namespace the proxy listens on 127.0.0.1:ProxyPort
+	// inside it; without one, on the host's loopback.
+	ProxyPort int
+	// ServeProxy is given each listener the proxy must serve; it must not
+	// block. The engine closes the listeners.
+	ServeProxy func(net.Listener)
 }
 
 // Isolation levels, as in the moat package.
@@ -79,6 +89,7 @@ type Engine struct {
 	base    helperSpec
 	gaps    []string
 	control *controlPlan // placeholders for control paths, removed by Close
+	hostLn  net.Listener // the proxy's listener on the host, without a network namespace
 	gen     int          // bumped by configure: a zygote built before is stale
 	closed  bool
 	mu      sync.Mutex // guards everything above from ns on
@@ -104,7 +115,33 @@ func New(p Policy) (*Engine, error) {
 		e.control = cp
 	}
 	e.configure(e.host.UserNS)
+	if err := e.listenOnHost(); err != nil {
+		e.Close()
+		return nil, err
+	}
 	return e, nil
+}
+
+// listenOnHost opens the proxy's listener on the host's loopback when the
+// sandbox has no network namespace of its own to hold it.
+func (e *Engine) listenOnHost() error {
+	e.mu.Lock()
+	need := e.policy.ProxyPort > 0 && !e.ns.Net && e.hostLn == nil
+	e.mu.Unlock()
+	if !need {
+		return nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(e.policy.ProxyPort))
+	if err != nil {
+		return fmt.Errorf("proxy listener: %w", err)
+	}
+	e.mu.Lock()
+	e.hostLn = ln
+	e.mu.Unlock()
+	if e.policy.ServeProxy != nil {
+		e.policy.ServeProxy(ln)
+	}
+	return nil
 }
 
 // configure decides the spec and the report, with or without namespaces.
@@ -151,6 +188,9 @@ func (e *Engine) NamespaceFailure(err error) bool {
 	}
 	markNamespacesUnavailable(err.Error())
 	e.configure(false)
+	if e.listenOnHost() != nil {
+		return false // the retry could not reach the proxy; report the first error
+	}
 	return true
 }
 
@@ -176,6 +216,12 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.closeZygote()
 	e.control.cleanup()
+	e.mu.Lock()
+	if e.hostLn != nil {
+		e.hostLn.Close()
+		e.hostLn = nil
+	}
+	e.mu.Unlock()
 	if e.cg != nil {
 		err := e.cg.Remove()
 		e.cg = nil

@@ -57,6 +57,15 @@ func buildRuleset(s *helperSpec, rules []llRule) (*ruleset, error) {
 		return nil, fmt.Errorf("landlock_create_ruleset: %w", err)
 	}
 	rs := &ruleset{fd: fd, handled: attr.Handled_access_fs}
+	if attr.Handled_access_net != 0 && s.ProxyPort > 0 {
+		// Without a network namespace the policy proxy listens on the
+		// host's loopback: connecting to its port is the only TCP allowed.
+		pa := landlockNetPortAttr{AllowedAccess: unix.LANDLOCK_ACCESS_NET_CONNECT_TCP, Port: uint64(s.ProxyPort)}
+		if err := landlockAddPortRule(fd, &pa); err != nil {
+			rs.close()
+			return nil, fmt.Errorf("landlock rule for the proxy port: %w", err)
+		}
+	}
 	for _, r := range rules {
 		if err := rs.addRule(r); err != nil {
 			rs.close()

@@ -49,3 +49,21 @@ func landlockRestrictThread(rulesetFD int) error {
 	}
 	return nil
 }
+
+// landlockRuleNetPort is LANDLOCK_RULE_NET_PORT (ABI 4).
+const landlockRuleNetPort = 2
+
+// landlockNetPortAttr is struct landlock_net_port_attr, which x/sys lacks.
+type landlockNetPortAttr struct {
+	AllowedAccess uint64
+	Port          uint64
+}
+
+func landlockAddPortRule(rulesetFD int, attr *landlockNetPortAttr) error {
+	_, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rulesetFD), landlockRuleNetPort,
+		uintptr(unsafe.Pointer(attr)), 0, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}

@@ -48,6 +48,7 @@ func (e *Engine) buildBaseSpec() helperSpec {
 		Nice:         p.Nice,
 		IOPriority:   p.IOPriority,
 		MemoryBytes:  p.Limits.MemoryBytes,
+		ProxyPort:    p.ProxyPort,
 	}
 	for _, r := range systemRead {
 		if r == "/etc" && e.host.Root && !e.ns.Mount {
@@ -246,6 +247,10 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 
 	net := Layer{Name: "network"}
 	switch {
+	case e.ns.Net && e.policy.ProxyPort > 0:
+		net.Active, net.Detail = true, fmt.Sprintf("network namespace with only lo; the policy proxy listens on 127.0.0.1:%d inside it and is the only way out", e.policy.ProxyPort)
+	case e.policy.ProxyPort > 0 && h.LandlockABI >= 4 && h.Seccomp:
+		net.Active, net.Detail = true, fmt.Sprintf("Landlock allows TCP connect to port %d only (the policy proxy on the host's loopback, which asks every client for the sandbox's credential; the port is open on any address); seccomp denies UDP, raw, MPTCP and Fast Open", e.policy.ProxyPort)
 	case e.ns.Net:
 		net.Active, net.Detail = true, "network namespace with only lo"
 	case h.LandlockABI >= 4 && h.Seccomp:

@@ -58,6 +58,11 @@ type helperSpec struct {
 	// ControlPins are the directories on the way to control paths, bound
 	// onto themselves with the flags of the place that holds them.
 	ControlPins []string `json:"control_pins,omitempty"`
+	// ProxyPort, when set, is the policy proxy's port: inside the network
+	// namespace the zygote listens on 127.0.0.1 there and passes the
+	// listener to moat; without one, moat listens on the host's loopback
+	// and Landlock allows connecting to that port only.
+	ProxyPort int `json:"proxy_port,omitempty"`
 	// Permissive builds the root from every host top-level directory,
 	// writable and executable, instead of the allow-list.
 	Permissive bool `json:"permissive,omitempty"`
@@ -200,6 +205,10 @@ type reply struct {
 	Error string `json:"error,omitempty"`
 	Code  int    `json:"code,omitempty"`
 }
+
+// proxyHello carries the proxy's listening socket from the zygote to
+// moat, right after the ready status.
+type proxyHello struct{}
 
 // initRequest asks the sandbox's init to kill every other process of the
 // sandbox (Sweep), or just how things stand; it answers with an initReply.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"syscall"
@@ -16,8 +17,9 @@ import (
 type zygote struct {
 	gen      int // the engine configuration it was built for
 	proc     *exec.Cmd
-	ctrl     *os.File // control socket; closing it ends the zygote
-	initSock *os.File // the init's control socket; closing it ends the sandbox's PID namespace
+	ctrl     *os.File     // control socket; closing it ends the zygote
+	initSock *os.File     // the init's control socket; closing it ends the sandbox's PID namespace
+	proxyLn  net.Listener // the proxy's listener inside the network namespace
 }
 
 // Command is one command to run in the sandbox.
@@ -259,7 +261,37 @@ func (e *Engine) startZygote(spec helperSpec, useNS bool) (*zygote, error) {
 		z.close()
 		return nil, &StartError{Code: st.Code, Msg: st.Error, Namespaces: st.Namespaces, Redirected: st.Redirected}
 	}
+	if spec.ProxyPort > 0 && useNS {
+		if err := z.receiveProxyListener(); err != nil {
+			z.close()
+			return nil, &StartError{Code: 125, Msg: "proxy listener: " + err.Error()}
+		}
+		if e.policy.ServeProxy != nil {
+			e.policy.ServeProxy(z.proxyLn)
+		}
+	}
 	return z, nil
+}
+
+// receiveProxyListener takes the listening socket the zygote opened in the
+// sandbox's network namespace.
+func (z *zygote) receiveProxyListener() error {
+	fds, err := recvMessage(int(z.ctrl.Fd()), &proxyHello{})
+	if err != nil {
+		return err
+	}
+	if len(fds) != 1 {
+		closeFDs(fds)
+		return fmt.Errorf("got %d descriptors, want 1", len(fds))
+	}
+	f := os.NewFile(uintptr(fds[0]), "moat-proxy-listener")
+	ln, err := net.FileListener(f) // a duplicate; f's own descriptor is closed now
+	f.Close()
+	if err != nil {
+		return err
+	}
+	z.proxyLn = ln
+	return nil
 }
 
 // askInit sends req to the sandbox's init and returns its reply; with
@@ -280,6 +312,9 @@ func (z *zygote) askInit(req initRequest) initReply {
 // close ends the sandbox: the init's exit kills every process of its PID
 // namespace, and the zygote's own cleanup handles a sandbox without one.
 func (z *zygote) close() {
+	if z.proxyLn != nil {
+		z.proxyLn.Close() // it holds the network namespace
+	}
 	if z.initSock != nil {
 		z.initSock.Close()
 	}

@@ -29,6 +29,7 @@ type zygoteProc struct {
 	spec     helperSpec
 	rules    *ruleset
 	plan     []llRule // the Landlock rules, planned once
+	proxyFD  int      // the proxy's listener in the network namespace, or -1
 	filter   []unix.SockFilter
 	pidnsFD  int // the sandbox's PID namespace, or -1 without namespaces
 	trace    *tracer
@@ -40,7 +41,7 @@ type zygoteProc struct {
 
 // zygoteMain is the zygote role.
 func zygoteMain() int {
-	z := &zygoteProc{pidnsFD: -1}
+	z := &zygoteProc{pidnsFD: -1, proxyFD: -1}
 	// Everything from 3 up, our own control socket and status pipe
 	// included, is close-on-exec: a command gets only what it is given.
 	if err := closeStrayFDs(ctrlFD); err != nil {
@@ -67,6 +68,14 @@ func zygoteMain() int {
 	z.built = z.trace.line("sandbox")
 	writeStatus(statusFD, status{Ready: true})
 	unix.Close(statusFD)
+	if z.proxyFD >= 0 {
+		err := sendMessage(ctrlFD, proxyHello{}, []int{z.proxyFD})
+		unix.Close(z.proxyFD)
+		if err != nil {
+			z.cleanup()
+			return 125
+		}
+	}
 	return z.serve()
 }
 
@@ -147,6 +156,11 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		return &nsError{fmt.Errorf("sethostname: %w", err)}
 	}
 	z.trace.mark("netns+uts")
+	if s.ProxyPort > 0 {
+		if z.proxyFD, err = listenLoopback(s.ProxyPort); err != nil {
+			return fmt.Errorf("proxy listener: %w", err)
+		}
+	}
 
 	return nil
 }
