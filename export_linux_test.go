@@ -4,7 +4,11 @@ import "github.com/moat-sandbox/moat/internal/proxy"
 
 // DisableNamespaces makes s run the way it would on a host without user
 // namespaces, so tests can attack that path too.
-func DisableNamespaces(s *Sandbox) { s.engine.(*linuxEngine).e.DisableNamespaces() }
+func DisableNamespaces(s *Sandbox) {
+	if err := s.engine.(*linuxEngine).e.DisableNamespaces(); err != nil {
+		panic(err)
+	}
+}
 
 // SetProxyResolver makes sandboxes created from now on resolve names with
 // r in their proxy; the returned function restores the host's resolver.

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 TEST_USER="${MOAT_TEST_USER:-moattest}"
-PACKAGES=(bubblewrap hyperfine gcc libc6-dev git python3 curl strace util-linux iproute2 socat procps)
+PACKAGES=(bubblewrap hyperfine gcc libc6-dev git python3 python3-pip curl strace util-linux iproute2 socat procps)
 
 step() { printf '\n== %s\n' "$*"; }
 

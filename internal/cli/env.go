@@ -2,8 +2,9 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"strings"
+
+	"github.com/moat-sandbox/moat/policy"
 )
 
 // envFlag is one --env argument: NAME passes the host's value through,
@@ -25,41 +26,16 @@ func (e envFlag) String() string {
 	return e.Name
 }
 
-// neverPassed are prefixes of variables the sandbox strips whatever the
-// policy says: dynamic-loader controls and moat's own markers. Asking for
-// one is an error rather than a silent no-op.
-var neverPassed = []string{"LD_", "DYLD_", "_MOAT_"}
-
-// parseEnvFlag parses NAME or NAME=VALUE. NAME must be a portable variable
-// name: a letter or underscore, then letters, digits and underscores.
+// parseEnvFlag parses NAME or NAME=VALUE, checked as a config file's [env]
+// entries are (policy.CheckEnvVar): a portable name, no NUL, and nothing
+// the sandbox would strip anyway.
 func parseEnvFlag(s string) (envFlag, error) {
 	name, value, set := strings.Cut(s, "=")
-	switch {
-	case name == "":
+	if name == "" {
 		return envFlag{}, errors.New("want NAME or NAME=VALUE")
-	case !validEnvName(name):
-		return envFlag{}, fmt.Errorf("%q is not a valid variable name (letters, digits and _, not starting with a digit)", name)
-	case strings.IndexByte(value, 0) >= 0:
-		return envFlag{}, errors.New("value contains a NUL byte")
 	}
-	for _, p := range neverPassed {
-		if strings.HasPrefix(name, p) {
-			return envFlag{}, fmt.Errorf("%s* variables are never passed to the sandbox", p)
-		}
+	if err := policy.CheckEnvVar(policy.EnvVar{Name: name, Value: value, Set: set}); err != nil {
+		return envFlag{}, err
 	}
 	return envFlag{Name: name, Value: value, Set: set}, nil
-}
-
-// validEnvName reports whether name matches [A-Za-z_][A-Za-z0-9_]*.
-func validEnvName(name string) bool {
-	if name == "" || name[0] >= '0' && name[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/moat-sandbox/moat/policy"
+
 	"reflect"
 	"strings"
 	"testing"
@@ -87,8 +89,8 @@ func FuzzParseEnvFlag(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !validEnvName(e.Name) {
-			t.Fatalf("parseEnvFlag(%q) accepted name %q", s, e.Name)
+		if policy.CheckEnvVar(policy.EnvVar{Name: e.Name, Value: e.Value, Set: e.Set}) != nil {
+			t.Fatalf("parseEnvFlag(%q) accepted %q, which the config file refuses", s, e.Name)
 		}
 		if e.Set != strings.Contains(s, "=") {
 			t.Fatalf("parseEnvFlag(%q).Set = %v", s, e.Set)

@@ -161,26 +161,12 @@ func (v *envList) String() string {
 // Type names the value in help.
 func (v *envList) Type() string { return "NAME[=VALUE]" }
 
-// env turns the flags into moat's Env. For a name given more than once,
-// the last flag wins, whether it passes the host value or sets one.
+// env turns the flags into moat's Env, as the merge of the config file
+// and the flags does: for a name given more than once, the last flag wins,
+// whether it passes the host value or sets one.
 func (v envList) env() moat.Env {
-	last := map[string]envFlag{}
-	var order []string
-	for _, e := range v {
-		if _, seen := last[e.Name]; !seen {
-			order = append(order, e.Name)
-		}
-		last[e.Name] = e
-	}
-	var out moat.Env
-	for _, name := range order {
-		if e := last[name]; e.Set {
-			out.Set = append(out.Set, e.String())
-		} else {
-			out.Passthrough = append(out.Passthrough, name)
-		}
-	}
-	return out
+	res, _ := policy.Merge(policy.Layer{Env: v.vars()})
+	return res.Config.Env
 }
 
 // vars returns the flags as policy entries, in order.

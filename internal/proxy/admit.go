@@ -108,7 +108,7 @@ func (s *Server) resolve(ctx context.Context, host string) ([]netip.Addr, error)
 	out := addrs[:0:0]
 	for _, a := range addrs {
 		if a.IsValid() {
-			out = append(out, a.WithZone(""))
+			out = append(out, a.WithZone("").Unmap()) // one spelling for IPv4, in checks and audit lines
 		}
 	}
 	if len(out) == 0 {

@@ -164,7 +164,10 @@ func (e *Engine) configure(withNamespaces bool) {
 // DisableNamespaces makes this engine run without namespaces from the next
 // command on, as on a host that refuses them (tests use it to exercise that
 // path; Landlock and seccomp still hold).
-func (e *Engine) DisableNamespaces() { e.configure(false) }
+func (e *Engine) DisableNamespaces() error {
+	e.configure(false)
+	return e.listenOnHost()
+}
 
 // NamespaceFailure reports whether err, from starting a helper, shows that
 // the host refuses the namespaces. If so, it records that for the whole

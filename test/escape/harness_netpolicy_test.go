@@ -1,0 +1,455 @@
+//go:build linux
+
+package escape_test
+
+// Helpers of the network-policy tests: sandboxes whose only way out is their
+// policy proxy, with every decision audited to a file; test servers on the
+// host's loopback (HTTP, HTTPS, a smart-HTTP git server, a PEP 503 package
+// index); and the parsing of the audit file and of curl's answers.
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/moat-sandbox/moat"
+)
+
+// auditEntry is one line of a network audit log. Every key of the line must
+// be one of these: decoding refuses unknown keys.
+type auditEntry struct {
+	Timestamp string `json:"timestamp"`
+	Sandbox   string `json:"sandbox"`
+	Protocol  string `json:"protocol"`
+	Host      string `json:"host"`
+	Port      int    `json:"port"`
+	IP        string `json:"ip,omitempty"`
+	Allowed   bool   `json:"allowed"`
+	Reason    string `json:"reason"`
+
+	raw string
+}
+
+var sandboxIDPattern = regexp.MustCompile(`^[0-9a-f]{12}$`)
+
+// readAudit decodes every line of the audit file at path, failing the test
+// on a line that is not one complete JSON object with the documented keys.
+func readAudit(t *testing.T, path string) []auditEntry {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("audit log: %v", err)
+	}
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		t.Fatalf("audit log does not end with a newline (a torn line?):\n%s", b)
+	}
+	var out []auditEntry
+	for i, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if line == "" {
+			if len(b) == 0 {
+				break
+			}
+			t.Fatalf("audit line %d is empty:\n%s", i+1, b)
+		}
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		var e auditEntry
+		if err := dec.Decode(&e); err != nil {
+			t.Fatalf("audit line %d is not a valid record: %v\n%s", i+1, err, line)
+		}
+		if dec.More() {
+			t.Fatalf("audit line %d holds more than one object:\n%s", i+1, line)
+		}
+		if _, err := time.Parse(time.RFC3339, e.Timestamp); err != nil {
+			t.Fatalf("audit line %d: timestamp %q: %v", i+1, e.Timestamp, err)
+		}
+		if !sandboxIDPattern.MatchString(e.Sandbox) {
+			t.Fatalf("audit line %d: sandbox %q is not a sandbox id", i+1, e.Sandbox)
+		}
+		if e.IP != "" {
+			if _, err := netip.ParseAddr(e.IP); err != nil {
+				t.Fatalf("audit line %d: ip %q: %v", i+1, e.IP, err)
+			}
+		}
+		e.raw = line
+		out = append(out, e)
+	}
+	return out
+}
+
+// wantAudit is what one audit line must say. ips lists the acceptable
+// values of its ip key ("" alone: the key must be absent); reason must be a
+// substring of the line's reason.
+type wantAudit struct {
+	protocol, host string
+	port           int
+	allowed        bool
+	ips            []string
+	reason         string
+}
+
+// loopbackIPs are what "localhost" may resolve to on a test host: with both
+// in AllowLocal, either one is dialed first.
+var loopbackIPs = []string{"127.0.0.1", "::1"}
+
+func (w wantAudit) check(e auditEntry) string {
+	var bad []string
+	if e.Protocol != w.protocol {
+		bad = append(bad, fmt.Sprintf("protocol %q, want %q", e.Protocol, w.protocol))
+	}
+	if e.Host != w.host {
+		bad = append(bad, fmt.Sprintf("host %q, want %q", e.Host, w.host))
+	}
+	if e.Port != w.port {
+		bad = append(bad, fmt.Sprintf("port %d, want %d", e.Port, w.port))
+	}
+	if e.Allowed != w.allowed {
+		bad = append(bad, fmt.Sprintf("allowed %v, want %v", e.Allowed, w.allowed))
+	}
+	ips := w.ips
+	if ips == nil {
+		ips = []string{""}
+	}
+	okIP := false
+	for _, ip := range ips {
+		okIP = okIP || e.IP == ip
+	}
+	if !okIP {
+		bad = append(bad, fmt.Sprintf("ip %q, want one of %q", e.IP, ips))
+	}
+	if !strings.Contains(e.Reason, w.reason) {
+		bad = append(bad, fmt.Sprintf("reason %q, want it to contain %q", e.Reason, w.reason))
+	}
+	return strings.Join(bad, "; ")
+}
+
+// proxied is a sandbox whose policy is audited to a file of its own.
+type proxied struct {
+	sb    *moat.Sandbox
+	log   *moat.NetworkAuditLog
+	audit string // the audit file
+	seen  int    // audit lines already checked
+}
+
+// newProxied creates a sandbox with policy, audited, and the AllowLocal
+// prefixes given. The log is closed after the sandbox, when the test ends.
+func newProxied(t *testing.T, policy moat.NetworkPolicy, allowLocal ...string) *proxied {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	log, err := moat.OpenAuditLog(path)
+	if err != nil {
+		t.Fatalf("OpenAuditLog: %v", err)
+	}
+	t.Cleanup(func() { // registered before the sandbox's, so it runs after
+		if err := log.Close(); err != nil {
+			t.Errorf("audit log Close: %v", err)
+		}
+	})
+	cfg := moat.Config{Network: moat.Audited(policy, log)}
+	for _, p := range allowLocal {
+		cfg.AllowLocal = append(cfg.AllowLocal, netip.MustParsePrefix(p))
+	}
+	sb := newSandbox(t, cfg)
+	if sb.ProxyURL() == "" {
+		t.Fatalf("policy %T runs no proxy", policy)
+	}
+	return &proxied{sb: sb, log: log, audit: path}
+}
+
+// allowList builds an allow-list policy or fails the test.
+func allowList(t *testing.T, patterns ...string) *moat.AllowListPolicy {
+	t.Helper()
+	p, err := moat.AllowList(patterns...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// expect checks the audit lines written since the last call against want,
+// one for one and in order.
+func (p *proxied) expect(t *testing.T, want ...wantAudit) []auditEntry {
+	t.Helper()
+	all := readAudit(t, p.audit)
+	got := all[p.seen:]
+	p.seen = len(all)
+	var b strings.Builder
+	for _, e := range got {
+		b.WriteString("  " + e.raw + "\n")
+	}
+	if len(got) != len(want) {
+		t.Fatalf("audit: %d new line(s), want %d:\n%s", len(got), len(want), b.String())
+	}
+	for i, w := range want {
+		if why := w.check(got[i]); why != "" {
+			t.Fatalf("audit line %d: %s:\n%s", p.seen-len(got)+i+1, why, b.String())
+		}
+	}
+	for _, e := range all {
+		if e.Sandbox != all[0].Sandbox {
+			t.Fatalf("audit lines name two sandboxes, %q and %q", all[0].Sandbox, e.Sandbox)
+		}
+	}
+	return got
+}
+
+// proxyPort is the port of sb's proxy, from sb.ProxyURL().
+func proxyPort(t *testing.T, sb *moat.Sandbox) int {
+	t.Helper()
+	u, err := url.Parse(sb.ProxyURL())
+	if err != nil || u.Port() == "" {
+		t.Fatalf("ProxyURL %q: %v", sb.ProxyURL(), err)
+	}
+	n, _ := strconv.Atoi(u.Port())
+	return n
+}
+
+// httpTarget is an HTTP (or HTTPS) server on the host's loopback that
+// answers every request with body, and counts requests and connections.
+type httpTarget struct {
+	srv   *httptest.Server
+	port  int
+	hits  atomic.Int32 // requests served
+	conns atomic.Int32 // connections accepted
+}
+
+func newHTTPTarget(t *testing.T, body string, tls bool) *httpTarget {
+	t.Helper()
+	h := &httpTarget{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.hits.Add(1)
+		io.WriteString(w, body)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			h.conns.Add(1)
+		}
+	}
+	if tls {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	h.srv = srv
+	h.port = srv.Listener.Addr().(*net.TCPAddr).Port
+	return h
+}
+
+// curlResult is curl's answer as a -w format reports it.
+type curlResult struct {
+	body    string
+	code    string // %{http_code}: the final response, 000 for none
+	connect string // %{http_connect}: the proxy's answer to CONNECT
+	exit    string
+	r       result
+}
+
+// curlFmt ends curl's output with a marker line that curlParse reads.
+const curlFmt = `-w '\nMOAT-CURL code=%{http_code} connect=%{http_connect}\n'`
+
+var curlMarker = regexp.MustCompile(`\nMOAT-CURL code=(\d+) connect=(\d+)\nEXIT=(\d+)\n?$`)
+
+// curlIn runs curl in sb with args (shell words, so "$HTTP_PROXY" expands
+// inside the sandbox) plus the -w format, and parses what it said.
+func curlIn(t *testing.T, sb *moat.Sandbox, args string) curlResult {
+	t.Helper()
+	return curlParse(t, sh(t, sb, "curl -sS --max-time 10 "+curlFmt+" "+args+"; echo EXIT=$?"))
+}
+
+// curlHost runs the same curl on the host.
+func curlHost(t *testing.T, args string) curlResult {
+	t.Helper()
+	return curlParse(t, hostSh(t, "curl -sS --max-time 10 "+curlFmt+" "+args+"; echo EXIT=$?"))
+}
+
+func curlParse(t *testing.T, r result) curlResult {
+	t.Helper()
+	m := curlMarker.FindStringSubmatchIndex(r.Stdout)
+	if m == nil {
+		t.Fatalf("curl printed no status line: %s", r)
+	}
+	s := r.Stdout
+	return curlResult{body: s[:m[0]], code: s[m[2]:m[3]], connect: s[m[4]:m[5]], exit: s[m[6]:m[7]], r: r}
+}
+
+// refusalLine checks that a proxy refusal's body is exactly one line naming
+// the policy and the host.
+func refusalLine(t *testing.T, c curlResult, policy, host string) {
+	t.Helper()
+	body := c.body
+	if strings.Count(body, "\n") != 1 || !strings.HasSuffix(body, "\n") {
+		t.Fatalf("refusal body is not one line: %q\n%s", body, c.r)
+	}
+	want := "moat: network policy " + policy + ": " + strconv.Quote(host) + " is not allowed: "
+	if !strings.HasPrefix(body, want) {
+		t.Fatalf("refusal body %q, want it to start with %q", body, want)
+	}
+}
+
+// gitServer serves the bare repositories under a fresh root over git's
+// smart HTTP protocol, through git http-backend run as CGI, on the host's
+// loopback. It holds one repository, repo.git, whose payload.txt is
+// payload.
+type gitServer struct {
+	port int
+	hits atomic.Int32
+}
+
+func newGitServer(t *testing.T, payload string) *gitServer {
+	t.Helper()
+	need(t, "git")
+	execPath, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		t.Fatalf("git --exec-path: %v", err)
+	}
+	backend := filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend")
+	if _, err := os.Stat(backend); err != nil {
+		t.Fatalf("git http-backend is missing: %v", err)
+	}
+	dir := t.TempDir()
+	src, root := filepath.Join(dir, "src"), filepath.Join(dir, "root")
+	git := func(args ...string) {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=moat", "GIT_AUTHOR_EMAIL=moat@test.invalid",
+			"GIT_COMMITTER_NAME=moat", "GIT_COMMITTER_EMAIL=moat@test.invalid")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	git("init", "-q", src)
+	if err := os.WriteFile(filepath.Join(src, "payload.txt"), []byte(payload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("-C", src, "add", "payload.txt")
+	git("-C", src, "commit", "-q", "-m", "moat git probe")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git("clone", "-q", "--bare", src, filepath.Join(root, "repo.git"))
+
+	g := &gitServer{}
+	h := &cgi.Handler{
+		Path: backend,
+		Root: "/git",
+		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.hits.Add(1)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	g.port = srv.Listener.Addr().(*net.TCPAddr).Port
+	return g
+}
+
+// pipIndex is a PEP 503 simple index on the host's loopback serving one
+// package, moatprobe 0.1, as a pure-Python wheel built here.
+type pipIndex struct {
+	port  int
+	hits  atomic.Int32
+	wheel string // the wheel's file name
+}
+
+const pipPackage, pipVersion = "moatprobe", "0.1"
+
+func newPipIndex(t *testing.T) *pipIndex {
+	t.Helper()
+	whl := buildWheel(t)
+	sum := sha256.Sum256(whl)
+	name := pipPackage + "-" + pipVersion + "-py3-none-any.whl"
+	idx := &pipIndex{wheel: name}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/simple/"+pipPackage+"/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<!DOCTYPE html><html><body><a href=\"/files/%s#sha256=%s\">%s</a></body></html>\n",
+			name, hex.EncodeToString(sum[:]), name)
+	})
+	mux.HandleFunc("/files/"+name, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Write(whl)
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		idx.hits.Add(1)
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	idx.port = srv.Listener.Addr().(*net.TCPAddr).Port
+	return idx
+}
+
+// buildWheel returns a minimal, valid pure-Python wheel of moatprobe.
+func buildWheel(t *testing.T) []byte {
+	t.Helper()
+	info := pipPackage + "-" + pipVersion + ".dist-info/"
+	files := []struct{ name, content string }{
+		{pipPackage + "/__init__.py", "MOAT = 'pip-probe'\n"},
+		{info + "METADATA", "Metadata-Version: 2.1\nName: " + pipPackage + "\nVersion: " + pipVersion + "\nSummary: moat escape battery probe\n"},
+		{info + "WHEEL", "Wheel-Version: 1.0\nGenerator: moat-escape-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"},
+	}
+	var record strings.Builder
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range files {
+		w, err := zw.Create(f.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, f.content)
+		sum := sha256.Sum256([]byte(f.content))
+		fmt.Fprintf(&record, "%s,sha256=%s,%d\n", f.name,
+			base64.RawURLEncoding.EncodeToString(sum[:]), len(f.content))
+	}
+	record.WriteString(info + "RECORD,,\n")
+	w, err := zw.Create(info + "RECORD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, record.String())
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// needPip skips, loudly, the pip case when the host's python3 has no pip:
+// ./test.sh must then install the python3-pip package.
+func needPip(t *testing.T) {
+	t.Helper()
+	if out, err := exec.Command("python3", "-m", "pip", "--version").CombinedOutput(); err != nil {
+		t.Skipf("SKIPPING: python3 has no pip module (install the python3-pip package in ./test.sh): %v\n%s", err, out)
+	}
+}
+
+// dialRefused reports whether a TCP connect from the host to addr fails,
+// and how.
+func dialRefused(addr string) (bool, error) {
+	c, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	if err != nil {
+		return true, err
+	}
+	c.Close()
+	return false, nil
+}
