@@ -51,11 +51,25 @@ func computeExposure(cfg *Config) exposure {
 			ex.protected = append(ex.protected, p)
 		}
 	}
+	dirs := map[string]string{} // a directory and what it resolves to; "" when missing
 	for _, h := range allHomes(ex.home) {
 		for _, p := range sec.ProtectedPaths(h) {
+			// A path whose directory does not exist needs nothing: a
+			// directory created later has no rule, so nothing in it is
+			// readable (see the Landlock carve in the Linux backend).
+			parent := resolveDir(filepath.Dir(p), dirs)
+			if parent == "" {
+				continue
+			}
 			addProtected(p)
-			if r := resolveExisting(p); r != p {
-				addProtected(r)
+			real := filepath.Join(parent, filepath.Base(p))
+			if fi, err := os.Lstat(real); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				if r, err := filepath.EvalSymlinks(real); err == nil {
+					real = r
+				}
+			}
+			if real != p {
+				addProtected(real)
 			}
 		}
 	}
@@ -196,4 +210,33 @@ func resolveExisting(p string) string {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// resolveDir resolves the directory dir, remembering every answer in
+// cache, so that a home's many protected paths cost one lstat per
+// directory: "" when it does not exist or is not a directory.
+func resolveDir(dir string, cache map[string]string) string {
+	if r, ok := cache[dir]; ok {
+		return r
+	}
+	r := ""
+	if parent := filepath.Dir(dir); parent == dir {
+		r = dir
+	} else if rp := resolveDir(parent, cache); rp != "" {
+		cand := filepath.Join(rp, filepath.Base(dir))
+		if fi, err := os.Lstat(cand); err == nil {
+			switch {
+			case fi.IsDir():
+				r = cand
+			case fi.Mode()&os.ModeSymlink != 0:
+				if t, err := filepath.EvalSymlinks(cand); err == nil {
+					if st, err := os.Stat(t); err == nil && st.IsDir() {
+						r = t
+					}
+				}
+			}
+		}
+	}
+	cache[dir] = r
+	return r
 }

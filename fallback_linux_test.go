@@ -45,7 +45,7 @@ func TestWithoutNamespacesLandlockAndSeccompHold(t *testing.T) {
 	}{
 		{"read a file outside", "cat " + secret, "FALLBACK-SECRET"},
 		{"write outside", "echo x > " + secretDir + "/w && echo WROTE", "WROTE"},
-		{"shared temp", "echo x > /tmp/moat-fallback-$$ && echo WROTE", "WROTE"},
+		{"shared temp", "echo x > /tmp/moat-fallback-$$ && echo WROTE && rm -f /tmp/moat-fallback-$$", "WROTE"},
 		{"run what was written", "cp /bin/echo ./e && ./e RAN", "RAN"},
 		{"tcp to a host listener", connect, "pong"},
 		{"udp socket", `python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM); print('UDP-OK')"`, "UDP-OK"},

@@ -99,6 +99,31 @@ func TestWithoutNamespacesProtectionsHold(t *testing.T) {
 		}
 	})
 
+	t.Run("link planted in shared temp at default", func(t *testing.T) {
+		// Outside shared temp and the home: only the link leads there.
+		secretDir, err := os.MkdirTemp(".", "fallback-linked-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(secretDir)
+		secretDir, _ = filepath.Abs(secretDir)
+		os.WriteFile(filepath.Join(secretDir, "secret.txt"), []byte("LINKED-SECRET"), 0o644)
+		link := "/tmp/fallback-link-" + filepath.Base(secretDir)
+		if err := os.Symlink(secretDir, link); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(link)
+		sb := newSandbox(t, moat.Config{Isolation: moat.IsolationDefault})
+		moat.DisableNamespaces(sb)
+		out, _ := sb.Command("cat", link+"/secret.txt").CombinedOutput()
+		if strings.Contains(string(out), "LINKED-SECRET") {
+			t.Fatalf("a link planted in shared temp led the sandbox out: %s", out)
+		}
+		if host, _ := hostRun("cat", link+"/secret.txt"); !strings.Contains(host, "LINKED-SECRET") {
+			t.Fatalf("control: the host cannot follow the link either: %s", host)
+		}
+	})
+
 	t.Run("control paths need a mount namespace", func(t *testing.T) {
 		wd := t.TempDir()
 		sb := newSandbox(t, moat.Config{WorkDir: wd, Enforcement: moat.BestEffort})

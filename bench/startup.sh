@@ -33,8 +33,8 @@ run_bench() { # name, then the commands; results go to a file the user may write
 	shift
 	(cd "$out" && "${as_user[@]}" hyperfine -N --warmup 20 --runs "$RUNS" --export-json "$out/res/$name.json" "$@" >/dev/null)
 }
-run_bench true "/bin/true" "$bwrap_cmd /bin/true" "$out/moat run -- /bin/true"
-run_bench python "python3 -c pass" "$bwrap_cmd python3 -c pass" "$out/moat run -- python3 -c pass"
+run_bench true "/bin/true" "$bwrap_cmd /bin/true" "$out/moat run -- /bin/true" "$out/moat run --isolation strict -- /bin/true"
+run_bench python "python3 -c pass" "$bwrap_cmd python3 -c pass" "$out/moat run -- python3 -c pass" "$out/moat run --isolation strict -- python3 -c pass"
 
 python3 - "$out" <<'PY'
 import json, statistics, sys
@@ -42,11 +42,11 @@ out = sys.argv[1]
 for name in ("true", "python"):
     res = json.load(open(f"{out}/res/{name}.json"))["results"]
     med = {r["command"]: statistics.median(r["times"]) * 1000 for r in res}
-    bare, bw, mo = (r["command"] for r in res)
-    print(f"\n{name}: median ms over {len(res[0]['times'])} runs")
-    for cmd in (bare, bw, mo):
+    bare, bw, mo, strict = (r["command"] for r in res)
+    print(f"\n{name}: median ms over {len(res[0]['times'])} runs (moat run's default level is 'default')")
+    for cmd in (bare, bw, mo, strict):
         print(f"  {med[cmd]:7.2f}  {cmd}")
-    print(f"  moat/bare {med[mo]/med[bare]:.2f}x   moat/bwrap {med[mo]/med[bw]:.2f}x   bwrap/bare {med[bw]/med[bare]:.2f}x")
+    print(f"  moat/bare {med[mo]/med[bare]:.2f}x   moat/bwrap {med[mo]/med[bw]:.2f}x   strict/bwrap {med[strict]/med[bw]:.2f}x   bwrap/bare {med[bw]/med[bare]:.2f}x")
 PY
 
 echo

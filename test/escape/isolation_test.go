@@ -240,6 +240,29 @@ func TestIsolationSharedTemp(t *testing.T) {
 			}
 		})
 	}
+	// Anyone can plant a link in shared temp; at default it must not lead
+	// the sandbox to what it points at (a protected key, another place).
+	t.Run("link planted in shared temp at default", func(t *testing.T) {
+		t.Parallel()
+		// In the home, which the default level does not show: only the
+		// link could lead there.
+		secretDir := filepath.Join(home(t), "escape-linked-"+tag)
+		if err := os.Mkdir(secretDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(secretDir) })
+		secret := filepath.Join(secretDir, "secret.txt")
+		plant(t, secret, "LINKED-SECRET-"+tag)
+		link := filepath.Join("/tmp", "escape-link-"+tag)
+		if err := os.Symlink(secretDir, link); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(link) })
+		mustContain(t, hostSh(t, "cat "+link+"/secret.txt"), "LINKED-SECRET-"+tag) // control
+		r := sh(t, newSandbox(t, levelConfig(moat.IsolationDefault, nil)), "cat "+link+"/secret.txt; ls "+link+"/")
+		mustNotContain(t, r, "LINKED-SECRET-"+tag)
+		mustNotContain(t, r, "secret.txt\n")
+	})
 	// Another sandbox's automatic working directory lies in /tmp too; the
 	// default level's read access to shared temp does not reach into it.
 	t.Run("other sandbox's workdir at default", func(t *testing.T) {

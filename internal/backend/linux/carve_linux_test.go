@@ -2,6 +2,8 @@ package linux
 
 import (
 	"io/fs"
+	"net"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -98,4 +100,34 @@ func strconvHex(v uint64) string {
 		b = append([]byte{digits[v&15]}, b...)
 	}
 	return string(b)
+}
+
+func TestSharedTempEntriesLeaveOutLinksAndSockets(t *testing.T) {
+	dir := t.TempDir()
+	old := sharedTempDirs
+	sharedTempDirs = []string{dir}
+	defer func() { sharedTempDirs = old }()
+	mk := func(rel string) string {
+		p := dir + "/" + rel
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	plain := mk("plain")
+	mk("agent")
+	ln, err := net.Listen("unix", dir+"/agent/sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := os.Symlink("/etc", dir+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	mk("moat-other-sandbox")
+	own := mk("own-workdir")
+	got := sharedTempEntries([]string{own})
+	if len(got) != 1 || got[0] != plain {
+		t.Errorf("sharedTempEntries = %q, want only %q", got, plain)
+	}
 }

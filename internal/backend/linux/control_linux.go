@@ -33,6 +33,10 @@ type controlPlan struct {
 	// one (mv .git .git-old, then a fresh .git with hooks) fails with EBUSY.
 	pins    []string
 	created []string // placeholders, removed by cleanup (deepest first)
+	// links are .git entries that are symbolic links: what they lead to
+	// is protected, but a mount cannot pin a link, so the sandbox could
+	// replace it with a repository of its own.
+	links []string
 }
 
 // planControlPaths finds the control paths of each writable place and
@@ -92,6 +96,13 @@ func (cp *controlPlan) findRepos(dir string, depth int, budget *int, seen map[st
 		case fi.Mode().IsRegular():
 			if err := cp.gitFile(dir, git, seen); err != nil {
 				return err
+			}
+		case fi.Mode()&os.ModeSymlink != 0 && cp.inPlace(git):
+			cp.links = append(cp.links, git)
+			if target, err := filepath.EvalSymlinks(git); err == nil {
+				if err := cp.gitDir(target, seen); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -111,3 +111,32 @@ func TestControlPathsWorktreeOutsideThePlace(t *testing.T) {
 	}
 	cp.cleanup()
 }
+
+func TestControlPathsGitLink(t *testing.T) {
+	w := t.TempDir()
+	real := filepath.Join(w, "real.git")
+	os.MkdirAll(filepath.Join(real, "hooks"), 0o755)
+	os.WriteFile(filepath.Join(real, "config"), []byte("c"), 0o644)
+	os.WriteFile(filepath.Join(real, "HEAD"), []byte("ref"), 0o644)
+	if err := os.Symlink("real.git", filepath.Join(w, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := planControlPaths([]string{w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.cleanup()
+	if !slices.Equal(cp.links, []string{filepath.Join(w, ".git")}) {
+		t.Errorf("links %q: a .git link must be reported, since no mount can pin it", cp.links)
+	}
+	for _, p := range []string{filepath.Join(real, "hooks"), filepath.Join(real, "config")} {
+		if !slices.Contains(cp.readOnly, p) {
+			t.Errorf("%s, behind the link, not protected: %q", p, cp.readOnly)
+		}
+	}
+	e := &Engine{policy: Policy{WorkDir: w}, host: HostInfo{Seccomp: true, LandlockABI: 7}, control: cp}
+	e.configure(true)
+	if len(e.Missing()) == 0 {
+		t.Error("a .git link is not reported as missing protection")
+	}
+}

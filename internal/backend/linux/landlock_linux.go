@@ -97,6 +97,9 @@ func planRules(s *helperSpec, readDir readDirFunc) []llRule {
 	add(s.ReadOnly, fsRead, false)
 	add(s.DevFiles, dirRead, false)
 	add(s.ListOnly, unix.LANDLOCK_ACCESS_FS_READ_DIR, false)
+	for _, p := range s.TempRead {
+		rules = append(rules, llRule{Path: p, Access: fsRead, NoFollow: true})
+	}
 	add([]string{s.WorkDir}, all&^unix.LANDLOCK_ACCESS_FS_EXECUTE, true)
 	add(s.ReadWrite, all&^unix.LANDLOCK_ACCESS_FS_EXECUTE, true)
 	add(s.WriteExec, all, true)

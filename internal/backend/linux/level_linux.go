@@ -20,7 +20,7 @@ const (
 )
 
 // sharedTempEntries lists the entries of the shared temporary directories
-// that the default level lets a sandbox read. Read-only mounts and Landlock
+// that the default level lets a sandbox read. Symbolic links are left out. Read-only mounts and Landlock
 // both let a process connect to a Unix socket it can reach by path, so an
 // entry that is a socket, or a directory holding one (an SSH or GPG agent,
 // tmux, X11), is left out, as is one too large to scan, and so are other
@@ -36,6 +36,11 @@ func sharedTempEntries(skip []string) []string {
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
 			if strings.HasPrefix(e.Name(), "moat-") || contains(skip, p) {
+				continue
+			}
+			if e.Type()&fs.ModeSymlink != 0 {
+				// Anyone can plant a link in shared temp: a rule on it
+				// would land on what it points to (your ~/.ssh, say).
 				continue
 			}
 			budget := tempScanEntries

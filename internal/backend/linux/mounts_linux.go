@@ -118,6 +118,7 @@ func openBinds(s *helperSpec) ([]bind, error) {
 	}{
 		{s.ReadExec, bindReadOnly, false},
 		{s.ReadOnly, bindReadOnly, false},
+		{s.TempRead, bindReadOnly, false}, // opened without following links, like everything here
 		{s.DevFiles, bindReadOnly, false}, // devices still open for writing
 		{[]string{s.WorkDir}, bindWritable, true},
 		{s.ReadWrite, bindWritable, false},

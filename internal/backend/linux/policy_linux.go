@@ -100,7 +100,7 @@ func (e *Engine) applyLevel(s *helperSpec) {
 	switch p.Isolation {
 	case IsolationDefault:
 		skip := append([]string{p.WorkDir}, s.Grants...)
-		s.ReadOnly = append(s.ReadOnly, sharedTempEntries(skip)...)
+		s.TempRead = sharedTempEntries(skip)
 		s.ListOnly = append(s.ListOnly, sharedTempDirs...)
 		if e.ns.Mount && p.Home != "" {
 			// Only the chosen entries exist there.
@@ -297,9 +297,14 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 
 	if places := e.policy.writablePlaces(); len(places) > 0 {
 		cp := Layer{Name: "control-paths", Active: e.ns.Mount && e.control != nil}
-		if cp.Active {
+		switch {
+		case cp.Active && len(e.control.links) > 0:
+			cp.Active = false
+			cp.Detail = fmt.Sprintf("%s is a symbolic link, which a mount cannot pin: the sandbox could replace it with a repository whose hooks run later", e.control.links[0])
+			missing = append(missing, "control paths: "+cp.Detail)
+		case cp.Active:
 			cp.Detail = ".git/hooks, .git/config and .moat-* read-only in the working directory and writable grants"
-		} else {
+		default:
 			cp.Detail = "needs a mount namespace"
 			missing = append(missing, "control paths: keeping .git/hooks, .git/config and .moat-* read-only inside writable places needs a mount namespace")
 		}

@@ -46,6 +46,9 @@ type helperSpec struct {
 	// protected paths): a directory behind an empty read-only tmpfs, a
 	// file behind /dev/null.
 	MaskFiles []string `json:"mask_files"`
+	// TempRead are entries of shared temp the sandbox may read. Anyone can
+	// replace one with a link, so their rules never follow links.
+	TempRead []string `json:"temp_read,omitempty"`
 	// ListOnly are directories the sandbox may list but not read files in
 	// (shared temp and the home, whose readable entries are chosen).
 	ListOnly []string `json:"list_only,omitempty"`
