@@ -15,7 +15,7 @@ var ErrClosed = errors.New("moat: sandbox is closed")
 
 // UnsupportedError says that the host cannot enforce part of a policy. It is
 // returned under [Strict] enforcement instead of running with less isolation
-// than asked for.
+// than asked for. The zero value names nothing missing.
 type UnsupportedError struct {
 	// Missing lists what the host lacks, one item each, such as
 	// "landlock: not available (kernel 5.10)".

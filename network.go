@@ -64,7 +64,7 @@ type NetworkDecision struct {
 //	DeniesAll() bool
 //
 // that returns true; then no proxy runs at all and the kernel alone refuses
-// the network (see [NetworkDeniesAll]).
+// the network (see [NetworkDeniesAll]). A nil NetworkPolicy is [DenyAll].
 type NetworkPolicy interface {
 	Decide(ctx context.Context, r NetworkRequest) NetworkDecision
 }
@@ -146,7 +146,8 @@ func (c customPolicy) Decide(ctx context.Context, r NetworkRequest) NetworkDecis
 // about to dial), and it opens the connection only if the line was written.
 // A failed write refuses the connection. Calling Decide outside a sandbox
 // writes nothing. A policy that denies everything runs no proxy, so its
-// refusals, made by the kernel, are not recorded.
+// refusals, made by the kernel, are not recorded. The zero value denies
+// everything and records nothing; use [Audited].
 type AuditedPolicy struct {
 	inner NetworkPolicy
 	log   *NetworkAuditLog

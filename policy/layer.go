@@ -70,7 +70,8 @@ type Limits struct {
 }
 
 // Source tells error messages where a layer's settings came from. Keys are
-// the config file's, dotted for tables: "network", "workdir.path".
+// the config file's, dotted for tables: "network", "workdir.path". A nil
+// Source names no place.
 type Source interface {
 	// Key spells key as the user wrote it in this source: "allow-domains"
 	// in a file, "--allow-domain" on the command line.

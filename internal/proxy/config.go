@@ -66,7 +66,8 @@ type Record struct {
 	Reason string
 }
 
-// Resolver resolves host names to addresses. *net.Resolver satisfies it.
+// Resolver resolves host names to addresses. *net.Resolver satisfies it; a
+// nil Resolver in [Config] means net.DefaultResolver.
 type Resolver interface {
 	// LookupNetIP looks up host; network is always "ip".
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)

@@ -57,7 +57,8 @@ const (
 	IsolationPermissive
 )
 
-// Grant is one granted path. Read access is implied.
+// Grant is one granted path. Read access is implied. The zero value grants
+// nothing usable (an empty path).
 type Grant struct {
 	Path        string
 	Write, Exec bool
@@ -71,14 +72,16 @@ type Limits struct {
 	MemoryBytes, CPUSeconds, FileSizeBytes, Processes, OpenFiles int64
 }
 
-// Layer is one enforcement layer and whether it is active.
+// Layer is one enforcement layer and whether it is active. The zero value
+// is an unnamed, inactive layer.
 type Layer struct {
 	Name   string
 	Active bool
 	Detail string
 }
 
-// Engine enforces one Policy for every command of a sandbox.
+// Engine enforces one Policy for every command of a sandbox. The zero
+// value is not usable; create one with New.
 type Engine struct {
 	policy  Policy
 	host    HostInfo

@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,6 +36,10 @@ type bind struct {
 	fd   int  // O_PATH of the host object, opened before anything is mounted
 	dir  bool // a directory, else a file
 	link string
+	// optional marks a path the policy does not require (a system path,
+	// an entry of shared temp): if it vanishes while the sandbox is being
+	// built, it is left out rather than failing the sandbox.
+	optional bool
 }
 
 // setupMounts builds the sandbox's filesystem in its new mount namespace
@@ -178,7 +183,7 @@ func openBinds(s *helperSpec) ([]bind, error) {
 	sort.Strings(paths)
 	var out []bind
 	for _, p := range paths {
-		b := bind{path: p, kind: want[p], fd: -1}
+		b := bind{path: p, kind: want[p], fd: -1, optional: !must[p] && s.Identity[p] == (fileID{})}
 		var id *fileID
 		if v, ok := s.Identity[p]; ok {
 			id = &v
@@ -205,6 +210,9 @@ func openBinds(s *helperSpec) ([]bind, error) {
 			continue
 		}
 		fd, err := openVerified(p, id)
+		if err != nil && b.optional && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP)) {
+			continue // gone, or swapped for a link, since it was listed
+		}
 		if err != nil {
 			closeBinds(out)
 			return nil, fmt.Errorf("open %q: %w", p, err)
@@ -257,6 +265,9 @@ func placeBind(root string, b bind) error {
 		rec = 0
 	}
 	if err := bindFD(b.fd, target, rec); err != nil {
+		if b.optional && errors.Is(err, unix.ENOENT) {
+			return nil // removed on the host since it was opened: nothing to show
+		}
 		return err
 	}
 	flags := uintptr(unix.MS_NOSUID)
@@ -456,14 +467,16 @@ func placeAll(root string, binds []bind, maskPaths []string) ([]string, error) {
 		}
 		switch {
 		case fi.IsDir():
-			if err := mountTmpfs(target, "mode=0755,size=64k"); err != nil {
-				return nil, err
+			if err = mountTmpfs(target, "mode=0755,size=64k"); err == nil {
+				dirs = append(dirs, target)
 			}
-			dirs = append(dirs, target)
 		case fi.Mode().IsRegular():
-			if err := unix.Mount(root+"/dev/null", target, "", unix.MS_BIND, ""); err != nil {
-				return nil, fmt.Errorf("mask %q: %w", it.path, err)
+			if err = unix.Mount(root+"/dev/null", target, "", unix.MS_BIND, ""); err != nil {
+				err = fmt.Errorf("mask %q: %w", it.path, err)
 			}
+		}
+		if err != nil && !errors.Is(err, unix.ENOENT) { // ENOENT: removed meanwhile, nothing to hide
+			return nil, err
 		}
 	}
 	return dirs, nil

@@ -22,7 +22,8 @@ type zygote struct {
 	proxyLn  net.Listener // the proxy's listener inside the network namespace
 }
 
-// Command is one command to run in the sandbox.
+// Command is one command to run in the sandbox. The zero value names no
+// program and fails to start.
 type Command struct {
 	Path string
 	Args []string
@@ -33,7 +34,8 @@ type Command struct {
 }
 
 // StartError is a failure to set up the sandbox or start the command; Code
-// is 125, or 126/127 for a command that cannot be executed or found.
+// is 125, or 126/127 for a command that cannot be executed or found. The
+// zero value reports an unexplained failure.
 type StartError struct {
 	Code int
 	Msg  string
@@ -52,7 +54,8 @@ type spawnError struct{ err error }
 func (e *spawnError) Error() string { return "start sandbox helper: " + e.err.Error() }
 func (e *spawnError) Unwrap() error { return e.err }
 
-// Running is one started command.
+// Running is one started command. The zero value is not usable; Start
+// returns one.
 type Running struct {
 	engine *Engine
 	zyg    *zygote
