@@ -23,16 +23,16 @@ type exposure struct {
 }
 
 // homeEnv are variables that point toolchains at their configuration in the
-// real home while HOME is the working directory, set when that path is
-// readable in the sandbox.
-var homeEnv = []struct{ name, rel string }{
-	{"GIT_CONFIG_GLOBAL", ".gitconfig"},
-	{"GIT_CONFIG_GLOBAL", ".config/git/config"},
-	{"PYTHONUSERBASE", ".local"},
-	{"RUSTUP_HOME", ".rustup"},
-	{"PYENV_ROOT", ".pyenv"},
-	{"NVM_DIR", ".nvm"},
-	{"SDKMAN_DIR", ".sdkman"},
+// real home while HOME is the working directory, set to rel when probe
+// exists and is readable in the sandbox.
+var homeEnv = []struct{ name, rel, probe string }{
+	{"GIT_CONFIG_GLOBAL", ".gitconfig", ".gitconfig"},
+	{"GIT_CONFIG_GLOBAL", ".config/git/config", ".config/git/config"},
+	{"PYTHONUSERBASE", ".local", ".local/lib"}, // user site-packages live in .local/lib
+	{"RUSTUP_HOME", ".rustup", ".rustup"},
+	{"PYENV_ROOT", ".pyenv", ".pyenv"},
+	{"NVM_DIR", ".nvm", ".nvm"},
+	{"SDKMAN_DIR", ".sdkman", ".sdkman"},
 }
 
 // computeExposure decides what the sandbox sees of the home directories.
@@ -110,11 +110,11 @@ func (ex exposure) env(level Isolation) []string {
 	var out []string
 	set := map[string]bool{}
 	for _, v := range homeEnv {
-		p := filepath.Join(ex.home, v.rel)
-		if set[v.name] || !ex.readable(p, level) {
+		p, probe := filepath.Join(ex.home, v.rel), filepath.Join(ex.home, v.probe)
+		if set[v.name] || !ex.readable(probe, level) {
 			continue
 		}
-		if _, err := os.Stat(p); err == nil {
+		if _, err := os.Stat(probe); err == nil {
 			set[v.name] = true
 			out = append(out, v.name+"="+p)
 		}

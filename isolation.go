@@ -12,8 +12,8 @@ const (
 	IsolationStrict Isolation = iota
 	// IsolationDefault adds, read-only, the shared temporary directory and
 	// a curated list of what toolchains need from the user's home (git
-	// configuration, shell rc files, ~/.local, package caches, language
-	// toolchains under the home). Other projects and documents in the home
+	// configuration, shell rc files, ~/.local/bin and ~/.local/lib,
+	// package and build caches, language toolchains under the home). Other projects and documents in the home
 	// stay unreadable, and every protection still applies inside it.
 	IsolationDefault
 	// IsolationPermissive reads and writes everything except protected

@@ -12,7 +12,7 @@ var (
 		".docker/config.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc",
 		".config/pypoetry/auth.toml", ".cargo/credentials", ".cargo/credentials.toml",
 		".gem/credentials", ".local/share/gem/credentials", ".composer/auth.json",
-		".config/composer/auth.json", ".m2/settings-security.xml", ".gradle/gradle.properties",
+		".config/composer/auth.json", ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
 		".nuget/NuGet/NuGet.Config", ".terraform.d/credentials.tfrc.json", ".vault-token",
 		".pgpass", ".my.cnf", ".s3cfg", ".boto", ".config/rclone", ".config/op",
 		".authinfo", ".authinfo.gpg",
@@ -34,6 +34,8 @@ var (
 		".var/app/org.mozilla.firefox", ".var/app/com.google.Chrome",
 		".var/app/org.chromium.Chromium", ".var/app/com.brave.Browser",
 		"snap/firefox", "snap/chromium",
+		".cache/mozilla", ".cache/google-chrome", ".cache/chromium", ".cache/BraveSoftware",
+		".cache/microsoft-edge", ".cache/vivaldi", ".cache/opera",
 		"Library/Application Support/Firefox", "Library/Application Support/Google/Chrome",
 		"Library/Application Support/Chromium", "Library/Application Support/BraveSoftware",
 		"Library/Application Support/Microsoft Edge", "Library/Safari", "Library/Cookies",
@@ -53,10 +55,19 @@ var toolchainHomePaths = []string{
 	".gitconfig", ".config/git", ".gitignore_global", ".gitattributes",
 	".bashrc", ".bash_profile", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
 	".inputrc", ".editorconfig", ".terminfo",
-	// user-level installs: bin, user site-packages, shared data
-	".local",
-	// package caches and their configuration
-	".cache", ".npm", ".yarn", ".config/pip", ".pip", ".config/uv", ".condarc",
+	// user-level installs: programs, user site-packages, tool data; not
+	// the rest of ~/.local/share (Trash, recently-used lists, app data)
+	".local/bin", ".local/lib", ".local/include", ".local/share/man",
+	".local/share/pipx", ".local/share/uv", ".local/share/virtualenv", ".local/share/virtualenvs",
+	".local/share/pnpm", ".local/share/jupyter", ".local/share/mamba",
+	// package and build caches and their configuration; not the rest of
+	// ~/.cache (browser caches, thumbnails of documents)
+	".cache/pip", ".cache/uv", ".cache/pypoetry", ".cache/pipenv", ".cache/pre-commit",
+	".cache/go-build", ".cache/golangci-lint", ".cache/yarn", ".cache/pnpm", ".cache/node-gyp",
+	".cache/typescript", ".cache/deno", ".cache/bazel", ".cache/ccache", ".cache/sccache",
+	".cache/huggingface", ".cache/torch", ".cache/ms-playwright", ".cache/cypress", ".cache/coursier",
+	".cache/JNA", ".cache/rebar3", ".cache/zig", ".cache/nvidia",
+	".npm", ".yarn", ".config/pip", ".pip", ".config/uv", ".condarc",
 	".m2", ".gradle", ".ivy2", ".sbt", ".nuget",
 	// language toolchains under the home
 	".rustup", ".cargo", "go", "sdk", ".nvm", ".volta", ".fnm", ".bun", ".deno",

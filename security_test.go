@@ -78,7 +78,7 @@ func TestProtectedPathsCoverTheLists(t *testing.T) {
 func TestExposure(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	for _, d := range []string{".local/lib", ".ssh", ".cargo/bin", "proj", ".config/gh"} {
+	for _, d := range []string{".local/lib", ".local/share/Trash", ".cache/pip", ".cache/thumbnails", ".ssh", ".cargo/bin", "proj", ".config/gh"} {
 		os.MkdirAll(filepath.Join(home, d), 0o755)
 	}
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n"), 0o644)
@@ -102,13 +102,15 @@ func TestExposure(t *testing.T) {
 	})
 	t.Run("default reads the curated list", func(t *testing.T) {
 		ex := computeExposure(&Config{Isolation: IsolationDefault})
-		for _, want := range []string{home + "/.local", home + "/.cargo", home + "/.gitconfig"} {
+		for _, want := range []string{home + "/.local/lib", home + "/.cargo", home + "/.gitconfig"} {
 			if !slices.Contains(ex.homeRead, want) {
 				t.Errorf("%s not readable: %q", want, ex.homeRead)
 			}
 		}
-		if slices.Contains(ex.homeRead, home) || slices.Contains(ex.homeRead, home+"/proj") {
-			t.Errorf("the home itself exposed: %q", ex.homeRead)
+		for _, hidden := range []string{home, home + "/proj", home + "/.local", home + "/.local/share/Trash", home + "/.cache"} {
+			if slices.Contains(ex.homeRead, hidden) {
+				t.Errorf("%s exposed: %q", hidden, ex.homeRead)
+			}
 		}
 		env := ex.env(IsolationDefault)
 		for _, want := range []string{"GIT_CONFIG_GLOBAL=" + home + "/.gitconfig", "PYTHONUSERBASE=" + home + "/.local"} {
@@ -129,7 +131,7 @@ func TestExposure(t *testing.T) {
 		sec := IsolationPermissive.Security()
 		sec.ProtectUserHome = true
 		ex := computeExposure(&Config{Isolation: IsolationPermissive, Security: &sec})
-		if ex.hideHome != home || !slices.Contains(ex.homeRead, home+"/.local") {
+		if ex.hideHome != home || !slices.Contains(ex.homeRead, home+"/.local/lib") {
 			t.Errorf("%+v", ex)
 		}
 	})

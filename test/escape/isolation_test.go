@@ -59,7 +59,11 @@ func TestIsolationHomeByLevel(t *testing.T) {
 	plantHome(t, strings.TrimPrefix(filepath.Join(site, mod+".py"), h+"/"), "MARK = 'USER-SITE-"+tag+"'\n")
 	cargoTool := plantExec(t, ".cargo/bin/moat-tool-"+tag, "CARGO-TOOL-"+tag)
 	localTool := plantExec(t, ".local/bin/moat-tool-"+tag, "LOCAL-TOOL-"+tag)
-	cache := plantHome(t, ".cache/moat-cache-"+tag+".txt", "CACHE-"+tag)
+	cache := plantHome(t, ".cache/pip/moat-cache-"+tag+".txt", "CACHE-"+tag)
+	// Documents under ~/.local and ~/.cache: the curated list names tool
+	// directories there, not these.
+	trash := plantHome(t, ".local/share/Trash/files/moat-"+tag+".txt", "TRASHED-DOCUMENT-"+tag)
+	thumb := plantHome(t, ".cache/thumbnails/normal/moat-"+tag+".png", "THUMBNAIL-"+tag)
 	// Protected paths inside curated entries. The keyrings are a protected
 	// directory, so a uniquely named file inside does; the other two are
 	// protected files, planted only where the user has none.
@@ -90,7 +94,9 @@ func TestIsolationHomeByLevel(t *testing.T) {
 		{"ls home", "ls -a " + shq(h), "moat-proj2-" + tag, level{"no", "no", "yes", "yes"}},
 		{"read ~/.gitconfig", "cat " + shq(gitconfig), gitName, level{"no", "yes", "yes", "yes"}},
 		{"read ~/.bashrc", "cat " + shq(bashrc) + " >/dev/null && echo BASHRC-READ-" + tag, "BASHRC-READ-" + tag, level{"no", "yes", "yes", "yes"}},
-		{"read ~/.cache", "cat " + shq(cache), "CACHE-" + tag, level{"no", "yes", "yes", "yes"}},
+		{"read ~/.cache/pip", "cat " + shq(cache), "CACHE-" + tag, level{"no", "yes", "yes", "yes"}},
+		{"trashed document in ~/.local/share", "cat " + shq(trash), "TRASHED-DOCUMENT-" + tag, level{"no", "no", "yes", "yes"}},
+		{"document thumbnail in ~/.cache", "cat " + shq(thumb), "THUMBNAIL-" + tag, level{"no", "no", "yes", "yes"}},
 		{"run ~/.cargo/bin tool", shq(cargoTool), "CARGO-TOOL-" + tag, level{"no", "yes", "yes", "yes"}},
 		{"run ~/.local/bin tool", shq(localTool), "LOCAL-TOOL-" + tag, level{"no", "yes", "yes", "yes"}},
 		{"python user site", "python3 -c 'import " + mod + "; print(" + mod + ".MARK)'", "USER-SITE-" + tag, level{"no", "yes", "yes", ""}},

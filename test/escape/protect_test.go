@@ -133,7 +133,7 @@ def try_(f):
 // must stay unreadable. open names the unprotected decoy that the same
 // sandbox must read (the control that the denials come from the
 // protections): "home" for one in a plain directory of the home, "config"
-// for one in ~/.config, "local" for one in ~/.local.
+// for one in ~/.config, "local" for one in ~/.local/lib (curated at default).
 type protectionConfig struct {
 	name string
 	cfg  func(t *testing.T) moat.Config
@@ -181,7 +181,7 @@ func TestProtectedPaths(t *testing.T) {
 	opens := map[string]string{
 		"home":   plantHome(t, ".moat-open-"+tag+"/note.txt", "OPEN-DECOY-home-"+tag),
 		"config": plantHome(t, ".config/moat-open-"+tag, "OPEN-DECOY-config-"+tag),
-		"local":  plantHome(t, ".local/moat-open-"+tag, "OPEN-DECOY-local-"+tag),
+		"local":  plantHome(t, ".local/lib/moat-open-"+tag, "OPEN-DECOY-local-"+tag),
 	}
 
 	for _, shape := range []string{"file", "dir"} {
