@@ -270,19 +270,7 @@ const curlFmt = `-w '\nMOAT-CURL code=%{http_code} connect=%{http_connect}\n'`
 
 var curlMarker = regexp.MustCompile(`\nMOAT-CURL code=(\d+) connect=(\d+)\nEXIT=(\d+)\n?$`)
 
-// curlIn runs curl in sb with args (shell words, so "$HTTP_PROXY" expands
-// inside the sandbox) plus the -w format, and parses what it said.
-func curlIn(t *testing.T, sb *moat.Sandbox, args string) curlResult {
-	t.Helper()
-	return curlParse(t, sh(t, sb, "curl -sS --max-time 10 "+curlFmt+" "+args+"; echo EXIT=$?"))
-}
-
-// curlHost runs the same curl on the host.
-func curlHost(t *testing.T, args string) curlResult {
-	t.Helper()
-	return curlParse(t, hostSh(t, "curl -sS --max-time 10 "+curlFmt+" "+args+"; echo EXIT=$?"))
-}
-
+// curlParse reads the status line that curlFmt adds to curl's output.
 func curlParse(t *testing.T, r result) curlResult {
 	t.Helper()
 	m := curlMarker.FindStringSubmatchIndex(r.Stdout)
