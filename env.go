@@ -2,6 +2,7 @@ package moat
 
 import (
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -33,7 +34,7 @@ func (s *Sandbox) baseEnv() []string {
 	pass := append(append([]string(nil), defaultPassthrough...), s.cfg.Env.Passthrough...)
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "LC_") || contains(pass, k) {
+		if strings.HasPrefix(k, "LC_") || slices.Contains(pass, k) {
 			env = mergeEnv(env, kv)
 		}
 	}
@@ -85,13 +86,4 @@ func lookupEnv(env []string, k string) string {
 		}
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

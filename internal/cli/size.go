@@ -17,16 +17,3 @@ func formatSize(n int64) string { return policy.FormatSize(n) }
 
 // parseCount parses a whole number or "unlimited"; see policy.ParseCount.
 func parseCount(s string) (int64, error) { return policy.ParseCount(s) }
-
-// isDigits reports whether s is one or more ASCII digits.
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}

@@ -148,3 +148,16 @@ func FuzzParseSize(f *testing.F) {
 		}
 	})
 }
+
+// isDigits, for the fuzz test, reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -3,6 +3,7 @@ package linux
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -89,7 +90,7 @@ func expandDir(out []llRule, dir string, access uint64, inside []carveRule, read
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		p := joinPath(dir, name)
+		p := filepath.Join(dir, name)
 		var below []carveRule
 		var self *carveRule
 		for i, c := range inside {
@@ -136,13 +137,6 @@ func isStrictlyUnder(p, dir string) bool {
 
 // isUnder reports whether p is dir or lies beneath it.
 func isUnder(p, dir string) bool { return p == dir || isStrictlyUnder(p, dir) }
-
-func joinPath(dir, name string) string {
-	if dir == "/" {
-		return "/" + name
-	}
-	return dir + "/" + name
-}
 
 // osReadDir is readDirFunc for the real file system.
 func osReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -76,7 +77,7 @@ func TestCarve(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			for _, r := range carve(tt.rules, tt.carved, tree) {
-				got = append(got, r.Path+" "+strconvHex(r.Access))
+				got = append(got, r.Path+" "+strconv.FormatUint(r.Access, 16))
 			}
 			sort.Strings(got)
 			sort.Strings(tt.want)
@@ -88,18 +89,6 @@ func TestCarve(t *testing.T) {
 	if rd != ancestorRights {
 		t.Fatal("ancestors must keep exactly READ_DIR")
 	}
-}
-
-func strconvHex(v uint64) string {
-	const digits = "0123456789abcdef"
-	if v == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; v > 0; v >>= 4 {
-		b = append([]byte{digits[v&15]}, b...)
-	}
-	return string(b)
 }
 
 func TestSharedTempEntriesLeaveOutLinksAndSockets(t *testing.T) {

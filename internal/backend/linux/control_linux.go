@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -258,7 +259,7 @@ func (cp *controlPlan) add(p string, seen map[string]bool) {
 
 // isPlace reports whether p is one of the writable places (already a
 // mount point).
-func (cp *controlPlan) isPlace(p string) bool { return contains(cp.places, p) }
+func (cp *controlPlan) isPlace(p string) bool { return slices.Contains(cp.places, p) }
 
 // cleanup removes the placeholders that are still empty, deepest first;
 // anything the host wrote into one meanwhile is kept.

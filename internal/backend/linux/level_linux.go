@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -35,7 +36,7 @@ func sharedTempEntries(skip []string) []string {
 		}
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
-			if strings.HasPrefix(e.Name(), "moat-") || contains(skip, p) {
+			if strings.HasPrefix(e.Name(), "moat-") || slices.Contains(skip, p) {
 				continue
 			}
 			if e.Type()&fs.ModeSymlink != 0 {
@@ -128,12 +129,3 @@ const carveAll = ^uint64(0)
 
 // noExec keeps every right except executing.
 const noExec = carveAll &^ unix.LANDLOCK_ACCESS_FS_EXECUTE
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
