@@ -24,6 +24,9 @@ type Sandbox struct {
 	// diskLimitBytes is the resolved Limits.DiskBytes; 0 means none.
 	diskLimitBytes int64
 
+	// refused collects what the sandbox was refused, for Refusals.
+	refused refusals
+
 	mu      sync.Mutex
 	closed  bool
 	running map[*Cmd]struct{}

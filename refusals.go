@@ -1,0 +1,67 @@
+package moat
+
+import "sync"
+
+// Refusal is one thing the sandbox was refused, or one thing moat undid at
+// the end of a run, said so that a person, or the model behind an agent, can
+// fix the next try. The zero value is an empty refusal that says nothing.
+type Refusal struct {
+	// Kind is short and stable: "dns", "network", "exec", "limit",
+	// "socket", "git-control", and so on.
+	Kind string
+	// Subject is what was refused: a host name, a path, a limit's name.
+	Subject string
+	// Detail says what happened, in words.
+	Detail string
+	// Allow names the flag (and Config field) that would allow it; empty
+	// when nothing should.
+	Allow string
+}
+
+// String renders r as one line without the "moat: " prefix.
+func (r Refusal) String() string {
+	s := r.Kind + ": " + r.Subject
+	if r.Detail != "" {
+		s += ": " + r.Detail
+	}
+	if r.Allow != "" {
+		s += " (" + r.Allow + ")"
+	}
+	return s
+}
+
+// refusals collects a sandbox's refusals, each one once.
+type refusals struct {
+	mu   sync.Mutex
+	list []Refusal
+	seen map[Refusal]bool
+}
+
+// add records r unless the same refusal is already recorded.
+func (rs *refusals) add(r Refusal) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.seen == nil {
+		rs.seen = map[Refusal]bool{}
+	}
+	if rs.seen[r] {
+		return
+	}
+	rs.seen[r] = true
+	rs.list = append(rs.list, r)
+}
+
+// snapshot returns a copy of what is recorded so far.
+func (rs *refusals) snapshot() []Refusal {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return append([]Refusal(nil), rs.list...)
+}
+
+// Refusals returns what the sandbox was refused so far, and what moat undid
+// or neutralised when it closed, oldest first. Call it again after
+// [Sandbox.Close] to see what Close found. Nil means nothing.
+func (s *Sandbox) Refusals() []Refusal { return s.refused.snapshot() }
+
+// addRefusal records r for [Sandbox.Refusals].
+func (s *Sandbox) addRefusal(r Refusal) { s.refused.add(r) }
