@@ -15,8 +15,11 @@ type Sandbox struct {
 	id      string
 	workDir string
 	autoDir bool
-	env     []string
-	engine  engine
+	// stateDir is the sandbox's own 0700 host directory holding its
+	// private temp and home; removed by Close. Empty until created.
+	stateDir string
+	env      []string
+	engine   engine
 	// exposure is what the sandbox sees of the home directories.
 	exposure exposure
 	// proxy is the policy proxy; nil when the network is denied.
