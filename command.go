@@ -74,6 +74,7 @@ type Cmd struct {
 
 	mu       sync.Mutex
 	reason   string
+	fileSize int64 // RLIMIT_FSIZE the command started with: what was left of the disk limit, if less than the file size limit
 	timer    *time.Timer
 	watchdog func()
 	ctxDone  chan struct{}
@@ -246,7 +247,7 @@ func (c *Cmd) Start() error {
 }
 
 func (c *Cmd) start() error {
-	env := commandEnv(c.sb.env, c.Env)
+	env := commandEnv(c.sb.envNow(), c.Env) // pathenv.go: TMPDIR as seen inside
 	dir := c.sb.resolveDir(c.Dir)
 	path, err := c.sb.resolveExecutable(c.Path, dir, env)
 	if err != nil {
@@ -256,6 +257,7 @@ func (c *Cmd) start() error {
 	if len(args) == 0 {
 		args = []string{c.Path}
 	}
+	c.fileSize = c.sb.fileSizeBudget()
 	cmd := &command{path: path, args: args, env: env, dir: dir, pty: c.Setctty}
 	c.io, err = newStdio(c.Stdin, c.Stdout, c.Stderr)
 	if err != nil {
@@ -266,6 +268,7 @@ func (c *Cmd) start() error {
 	if errors.Is(err, errNamespaces) {
 		// The host refused the namespaces after all: the engine has
 		// switched them off and reports it; run this command without.
+		cmd.env = commandEnv(c.sb.envNow(), c.Env)
 		err = c.launchHelper(cmd, files)
 	}
 	c.io.closeChildEnds()
@@ -325,9 +328,9 @@ func (c *Cmd) watchContext() {
 func (c *Cmd) armLimits() {
 	lim := c.sb.cfg.Limits
 	if lim.Timeout > 0 {
-		c.timer = time.AfterFunc(lim.Timeout, func() { c.killTree("timeout after " + lim.Timeout.String()) })
+		c.timer = time.AfterFunc(lim.Timeout, func() { c.killLimit(timeoutKill(lim.Timeout)) })
 	}
-	c.watchdog = c.sb.watchDisk(func() { c.killTree("disk limit exceeded") })
+	c.watchdog = c.sb.watchDisk(c)
 }
 
 // Wait waits for the command to exit and for its I/O to be copied. A
@@ -364,15 +367,28 @@ func (c *Cmd) Wait() error {
 		return errorf("wait: %v", waitErr)
 	}
 	if !state.Success() {
+		c.sb.noteExit(c.Path, state.ExitCode())
 		c.mu.Lock()
 		reason := c.reason
 		c.mu.Unlock()
 		if reason == "" {
-			reason = c.launch.reason()
+			if detail := c.launch.reason(); detail != "" {
+				// The only limit the sandbox itself watches: memory.
+				reason = c.limitKilled(memoryKill(c.sb.cfg.Limits.MemoryBytes, detail))
+			} else if k, ok := c.kernelLimitKill(state, c.fileSize); ok {
+				reason = c.limitKilled(k)
+			}
 		}
 		return &ExitError{ProcessState: state, reason: reason}
 	}
 	return ioErr
+}
+
+// killLimit kills the command's whole process tree because it passed limit
+// k, which is recorded once, as the ExitError's reason and a refusal.
+func (c *Cmd) killLimit(k limitKill) {
+	c.limitKilled(k)
+	c.killTree("")
 }
 
 // killTree kills the command's whole process tree. reason, if not empty, is

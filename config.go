@@ -16,10 +16,37 @@ type Config struct {
 	// exist and is kept.
 	WorkDir string
 
+	// AllowHomeWorkDir lets WorkDir be a home directory, a directory that
+	// holds one, a home's control place (~/.local/bin, ~/.config, ~/.ssh)
+	// or a directory holding one, or one that holds a directory of PATH:
+	// places whose files run later outside the sandbox, which [New] refuses
+	// by default (see [CheckWorkDir]). False refuses them.
+	AllowHomeWorkDir bool
+
+	// Home is the sandbox's HOME, kept across sandboxes so that caches
+	// (go-build, npm, pip) survive between runs: writable and never
+	// executable, like the working directory. It must exist, and must not
+	// be your real home, hold it, be one of its control places
+	// (~/.local/bin, ~/.config, ...) or lie inside the working directory;
+	// every sandbox given it shares what the others wrote there. Empty, the
+	// zero value, means a fresh private home, removed by [Sandbox.Close].
+	// Either way HOME is never the working directory.
+	Home string
+
 	// Grants lists paths outside the working directory and the system
 	// baseline that the sandbox may use. Nil means none. A grant whose path
 	// does not exist is an error from [New].
 	Grants []Grant
+
+	// Sockets lists host Unix socket files (absolute, clean paths) the
+	// sandbox may connect to. Nil means none. On Linux with namespaces,
+	// connect() and sends to path Unix sockets are supervised: besides
+	// these, only sockets the sandbox bound itself are reachable, wherever
+	// a host socket appears (the working directory, a grant, the home's
+	// curated entries), even after the start. Each must exist and be a
+	// socket when [New] runs; it becomes visible to the sandbox, and
+	// [Sandbox.Report] lists how many there are.
+	Sockets []string
 
 	// Env is the environment that every command starts from. Its zero value
 	// passes only a small set of harmless host variables (see [Env]).
@@ -59,6 +86,15 @@ type Config struct {
 	// loopback, private, link-local and similar addresses otherwise. The
 	// policy must still allow the request. Nil means none.
 	AllowLocal []netip.Prefix
+
+	// Build is build mode: the sandbox may run what it builds. The working
+	// directory becomes executable as well as writable, and GOTMPDIR
+	// points at a private scratch directory that is executable too, so
+	// go test, cargo test, make && ./app, a venv's scripts and
+	// node_modules/.bin work. The home, the temporary directories and
+	// writable grants stay never executable. False, the zero value, keeps
+	// write-xor-execute everywhere: nothing the sandbox writes can be run.
+	Build bool
 }
 
 // security returns the effective protections.
@@ -120,6 +156,14 @@ type Limits struct {
 	// fill while a command runs; the command is killed past it. The default
 	// is half of the space free when the sandbox is created.
 	DiskBytes int64
+
+	// DiskInodes bounds how many files, directories and other entries the
+	// command may create on the file systems of the working directory and
+	// the sandbox's private temp and home; the command is killed past it.
+	// The default is one per DefaultBytesPerInode (4 KiB) of the disk
+	// limit, at least 1024, and at most half the inodes free when the
+	// sandbox is created.
+	DiskInodes int64
 
 	// Timeout is the wall-clock limit of each command, after which its
 	// whole process tree is killed. Zero or negative means no limit.

@@ -12,6 +12,10 @@ import (
 
 type linuxEngine struct {
 	e *linux.Engine
+	// wx is the write-xor-execute layer of the report (build mode).
+	wx Layer
+	// sb receives the socket guard's refusals.
+	sb *Sandbox
 }
 
 func newEngine(s *Sandbox) (engine, error) {
@@ -28,10 +32,14 @@ func newEngine(s *Sandbox) (engine, error) {
 		HideHome:    s.exposure.hideHome,
 		Home:        s.exposure.home,
 		AllowGPU:    s.cfg.security().AllowGPU,
+		// private.go
+		PrivateTmp:    s.privateTmp(),
+		PrivateVarTmp: s.privateVarTmp(),
+		PrivateHome:   s.privateHome(),
 		Limits: linux.Limits{
 			MemoryBytes:   s.cfg.Limits.MemoryBytes,
 			CPUSeconds:    s.cfg.Limits.CPUSeconds,
-			FileSizeBytes: s.cfg.Limits.FileSizeBytes,
+			FileSizeBytes: s.startFileSize(),
 			Processes:     s.cfg.Limits.Processes,
 			OpenFiles:     s.cfg.Limits.OpenFiles,
 		},
@@ -46,14 +54,28 @@ func newEngine(s *Sandbox) (engine, error) {
 		lg.Dev, lg.Ino = uint64(st.Dev), st.Ino
 		p.Grants = append(p.Grants, lg)
 	}
+	sockets, err := socketGrants(s.cfg.Sockets)
+	if err != nil {
+		return nil, err
+	}
+	p.Sockets = sockets
 	if s.proxy != nil {
 		p.ProxyPort, p.ServeProxy = s.proxy.port, s.proxy.serve
+	}
+	p.DNSQuery = s.dnsRefuser() // dnsrefusal.go
+	scratch, err := s.prepareBuild()
+	if err != nil {
+		return nil, err
+	}
+	p.ExecWorkDir = s.cfg.Build
+	if scratch != "" {
+		p.Scratch = []string{scratch}
 	}
 	e, err := linux.New(p)
 	if err != nil {
 		return nil, errorf("%v", err)
 	}
-	return &linuxEngine{e: e}, nil
+	return &linuxEngine{e: e, wx: s.wxLayer(), sb: s}, nil
 }
 
 func (l *linuxEngine) missing() []string { return l.e.Missing() }
@@ -67,6 +89,7 @@ func (l *linuxEngine) report() Report {
 		}
 		r.Layers = append(r.Layers, Layer{Name: layer.Name, Active: layer.Active, Detail: layer.Detail})
 	}
+	r.Layers = append(r.Layers, l.wx)
 	return r
 }
 
@@ -75,7 +98,7 @@ func (l *linuxEngine) start(c *command, files []*os.File) (launch, error) {
 	if err != nil {
 		return nil, err // Cmd.start converts it, after the namespace check
 	}
-	return &linuxLaunch{r: r}, nil
+	return &linuxLaunch{r: r, done: l.socketRefusals}, nil
 }
 
 func (l *linuxEngine) close() error { return l.e.Close() }
@@ -91,12 +114,23 @@ func (l *linuxEngine) namespaceFailure(err error) bool {
 	return l.e.NamespaceFailure(err)
 }
 
-type linuxLaunch struct{ r *linux.Running }
+type linuxLaunch struct {
+	r *linux.Running
+	// done runs once the command was waited for.
+	done func()
+}
 
-func (l *linuxLaunch) process() *os.Process            { return l.r.Process }
-func (l *linuxLaunch) wait() (*os.ProcessState, error) { return l.r.Wait() }
-func (l *linuxLaunch) kill()                           { l.r.Kill() }
-func (l *linuxLaunch) reason() string                  { return l.r.Reason }
+func (l *linuxLaunch) process() *os.Process { return l.r.Process }
+func (l *linuxLaunch) wait() (*os.ProcessState, error) {
+	state, err := l.r.Wait()
+	if l.done != nil {
+		l.done()
+	}
+	return state, err
+}
+
+func (l *linuxLaunch) kill()          { l.r.Kill() }
+func (l *linuxLaunch) reason() string { return l.r.Reason }
 
 func startError(err error) error {
 	se, ok := err.(*linux.StartError)

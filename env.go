@@ -16,19 +16,32 @@ var defaultPassthrough = []string{"TERM", "LANG", "LANGUAGE", "TZ", "COLORTERM",
 
 // baseEnv builds the environment every command of the sandbox starts from.
 func (s *Sandbox) baseEnv() []string {
-	wd := s.workDir
+	// HOME and TMPDIR are the sandbox's own (private.go), never the
+	// working directory: Go ignores a go.mod at the temp root, and tools
+	// would fill a supplied project with caches. TMPDIR is the host path
+	// here; envNow says /tmp where that is the private temp.
+	home, tmp := s.privateHome(), s.privateTmp()
+	if home == "" || tmp == "" { // no state directory: never in practice
+		home, tmp = s.workDir, s.workDir
+	}
 	name := currentUserName()
 	env := []string{
-		"PATH=" + DefaultPath,
-		"HOME=" + wd,
-		"TMPDIR=" + wd, "TMP=" + wd, "TEMP=" + wd,
+		"PATH=" + s.sandboxPath(), // pathenv.go
+		"HOME=" + home,
+		"TMPDIR=" + tmp, "TMP=" + tmp, "TEMP=" + tmp,
 		"USER=" + name, "LOGNAME=" + name,
 		"SHELL=/bin/sh",
 	}
 	for _, kv := range s.exposure.env(s.cfg.Isolation) {
 		env = mergeEnv(env, kv)
 	}
+	for _, kv := range s.toolchainEnv() {
+		env = mergeEnv(env, kv)
+	}
 	for _, kv := range s.proxy.env() {
+		env = mergeEnv(env, kv)
+	}
+	for _, kv := range s.buildEnv() {
 		env = mergeEnv(env, kv)
 	}
 	pass := append(append([]string(nil), defaultPassthrough...), s.cfg.Env.Passthrough...)

@@ -41,8 +41,10 @@ func (e *ExitError) StatusCode() int {
 	return e.ExitCode()
 }
 
-// Reason says why moat ended the command ("timeout after 1s", "disk limit
-// exceeded", "sandbox closed"), or is empty when it ended by itself.
+// Reason says why moat ended the command, or is empty when it ended by
+// itself. A limit kill (memory, disk, disk-inodes, cpu-time, file-size,
+// timeout) reads like its [Refusal]: "limit: timeout: killed after 1s
+// (--timeout DURATION, Limits.Timeout)"; otherwise, say, "sandbox closed".
 func (e *ExitError) Reason() string { return e.reason }
 
 func (e *ExitError) Error() string {

@@ -2,7 +2,6 @@ package moat_test
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,17 +18,22 @@ func TestDefaultLevelSurvivesVanishingSharedTemp(t *testing.T) {
 	}
 	goneFile := gone + "-file"
 	os.WriteFile(goneFile, []byte("x"), 0o644)
-	kept, err := os.MkdirTemp("/tmp", "kept-")
+	// A regular file anyone may read: the default level shows no
+	// directories of shared temp (see level_linux.go).
+	keptF, err := os.CreateTemp("/tmp", "kept-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(kept)
-	os.WriteFile(filepath.Join(kept, "f"), []byte("KEPT-ENTRY"), 0o644)
+	kept := keptF.Name()
+	keptF.WriteString("KEPT-ENTRY")
+	keptF.Close()
+	os.Chmod(kept, 0o644)
+	defer os.Remove(kept)
 
 	sb := newSandbox(t, moat.Config{Isolation: moat.IsolationDefault})
 	os.RemoveAll(gone)
 	os.Remove(goneFile)
-	out, err := sb.Command("cat", filepath.Join(kept, "f")).CombinedOutput()
+	out, err := sb.Command("cat", kept).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "KEPT-ENTRY") {
 		t.Fatalf("after shared temp entries vanished: %v: %s", err, out)
 	}

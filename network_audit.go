@@ -3,6 +3,7 @@ package moat
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/netip"
 	"os"
@@ -313,4 +314,112 @@ func (l *NetworkAuditLog) Close() error {
 	}
 	l.w, l.c = nil, nil
 	return err
+}
+
+// auditLogTarget returns the file or directory that cfg's audit log
+// writes to, "" when there is none or it is not a file (a writer).
+func auditLogTarget(cfg *Config) string {
+	a, ok := cfg.Network.(*AuditedPolicy)
+	if !ok || a == nil || a.log == nil || a.log.now == nil || a.log.name == "writer" {
+		return ""
+	}
+	if a.log.dir != "" {
+		return a.log.dir
+	}
+	return a.log.name
+}
+
+// checkAuditLogPlace refuses cfg's audit log when the sandbox could write
+// it; see CheckAuditLogPath.
+func checkAuditLogPlace(cfg *Config) error {
+	if p := auditLogTarget(cfg); p != "" {
+		return CheckAuditLogPath(p, *cfg)
+	}
+	return nil
+}
+
+// CheckAuditLogPath reports why path, a network audit log file or a daily
+// log's directory, cannot record the decisions of a sandbox built from cfg,
+// or nil: the sandboxed code could rewrite or erase its own record. It is
+// refused when it lies, once every link on the way is followed, in cfg's
+// supplied working directory, its kept home or a writable grant (or is
+// one), and at
+// [IsolationPermissive] unless a protection hides it, since that level
+// lets the sandbox write every file the user can. An existing log with
+// other hard links is refused too: one of them may be in such a place.
+// Call it before opening the log, so that nothing is created for a refused
+// one; [New] checks it again.
+func CheckAuditLogPath(path string, cfg Config) error {
+	if path == "" {
+		return nil
+	}
+	target := resolveAuditPath(path)
+	refuse := func(format string, args ...any) error {
+		return &PlaceError{Subject: "audit log", Path: path, Problem: fmt.Sprintf(format, args...) + "; keep it where the sandbox cannot write"}
+	}
+	var places []struct{ what, path string }
+	if cfg.WorkDir != "" {
+		places = append(places, struct{ what, path string }{"the working directory", cfg.WorkDir})
+	}
+	if cfg.Home != "" {
+		places = append(places, struct{ what, path string }{"the sandbox's home", cfg.Home})
+	}
+	for _, g := range cfg.Grants {
+		if g.Access&WRITE != 0 {
+			places = append(places, struct{ what, path string }{"the writable grant", g.Path})
+		}
+	}
+	for _, pl := range places {
+		abs, err := filepath.Abs(pl.path)
+		if err != nil {
+			continue
+		}
+		r := resolveAuditPath(abs)
+		if target == r || strings.HasPrefix(target, strings.TrimSuffix(r, "/")+"/") {
+			return refuse("it is in %s %s, which the sandbox can write", pl.what, pl.path)
+		}
+	}
+	if cfg.Isolation == IsolationPermissive {
+		protected := false
+		for _, h := range allHomes(ownHome()) {
+			for _, p := range cfg.security().ProtectedPaths(h) {
+				if r := resolveAuditPath(p); target == r || strings.HasPrefix(target, r+"/") {
+					protected = true
+				}
+			}
+		}
+		if !protected {
+			return refuse("at isolation permissive the sandbox can write every file you can")
+		}
+	}
+	if n := hardLinks(target); n > 1 {
+		return refuse("the file has %d hard links, and the sandbox may be able to write another of them", n)
+	}
+	return nil
+}
+
+// resolveAuditPath resolves every link of p that exists, the last one
+// included (opening the log follows it).
+func resolveAuditPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	p = resolveExisting(p)
+	// A dangling last link is followed too: opening the log creates its
+	// target.
+	for i := 0; i < 40; i++ {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			break
+		}
+		t, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = resolveExisting(filepath.Clean(t))
+	}
+	return p
 }

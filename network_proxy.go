@@ -21,6 +21,8 @@ type netProxy struct {
 	srv   *proxy.Server
 	port  int
 	token string // the credential every client presents
+	// refused bounds the destinations recorded as refusals.
+	refused refusalBudget
 }
 
 // startProxy creates the sandbox's proxy unless its policy denies all, in
@@ -42,6 +44,9 @@ func (s *Sandbox) startProxy() error {
 			return proxy.Decision{Allow: d.Allow, Reason: d.Reason, ExplicitIP: d.ExplicitIP}
 		},
 		Audit: func(r proxy.Record) error {
+			if !r.Allowed {
+				s.proxyRefused(&p.refused, r)
+			}
 			ip, _ := netip.ParseAddr(r.IP)
 			return s.auditNetwork(AuditRecord{Time: r.Time, Protocol: r.Protocol, Host: r.Host, Port: r.Port,
 				IP: ip, Allowed: r.Allowed, Reason: r.Reason})

@@ -1,6 +1,9 @@
 package moat
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"slices"
+)
 
 // The protection lists, relative to a home directory. Each entry is denied,
 // with everything beneath it, when its switch is on. They cover Linux and
@@ -15,7 +18,28 @@ var (
 		".config/composer/auth.json", ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
 		".nuget/NuGet/NuGet.Config", ".terraform.d/credentials.tfrc.json", ".vault-token",
 		".pgpass", ".my.cnf", ".s3cfg", ".boto", ".config/rclone", ".config/op",
-		".authinfo", ".authinfo.gpg",
+		".authinfo", ".authinfo.gpg", "_netrc", ".bundle/config", ".terraformrc",
+		// Credentials kept inside the curated toolchain directories of
+		// [IsolationDefault]: tokens, and whole configuration files whose
+		// index or registry URLs carry passwords. Hiding a whole file costs
+		// little: HOME is not the real home in a sandbox, so a tool reads
+		// these only when pointed at them, and an explicit grant of the
+		// file opens it.
+		".cache/huggingface/token", ".cache/huggingface/stored_tokens", ".huggingface/token",
+		".ivy2/.credentials", ".ivy2/credentials", ".sbt/.credentials", ".sbt/credentials",
+		".sbt/0.13/credentials", ".sbt/0.13/.credentials", ".sbt/1.0/credentials", ".sbt/1.0/.credentials",
+		".config/pip/pip.conf", ".pip/pip.conf", ".config/uv/uv.toml", ".local/share/uv/credentials",
+		".local/share/jupyter/runtime", ".local/share/jupyter/notebook_secret",
+		".cargo/config", ".cargo/config.toml",
+		".condarc", ".mambarc", ".conda/.condarc", ".config/conda", ".continuum", ".local/share/binstar",
+		".config/containers/auth.json", ".config/pnpm/rc", ".bunfig.toml", ".config/NuGet/NuGet.Config",
+		".docker/key.pem", ".docker/contexts", ".config/helm/repositories.yaml", ".config/helm/registry",
+		".mylogin.cnf", ".pg_service.conf", ".dbshell", ".cache/git/credential",
+		".config/configstore", ".config/github-copilot", ".kaggle", ".config/kaggle", ".databrickscfg",
+		".snowsql/config", ".snowflake", ".dbt/profiles.yml", ".config/ngrok", ".ngrok2", ".cloudflared",
+		".wrangler", ".tsh", ".op", ".sentryclirc", ".netlify", ".config/netlify", ".vercel",
+		".codex/auth.json", ".claude/.credentials.json",
+		".ipython/profile_default/history.sqlite",
 		// Shell and REPL histories: typed secrets end up in them.
 		".bash_history", ".zsh_history", ".zhistory", ".histfile", ".sh_history",
 		".local/share/fish/fish_history", ".config/fish/fish_history",
@@ -77,8 +101,11 @@ var toolchainHomePaths = []string{
 }
 
 // ProtectedPaths returns the absolute paths under home that s protects,
-// in a fixed order. ProtectUserHome and AllowGPU add none: they decide what
-// is exposed, not what is hidden.
+// in a fixed order: the lists of this file, then, with ProtectCredentials,
+// the entries of home's curated toolchain directories whose names say they
+// hold a credential (a bounded scan of the file system; see
+// scanCuratedCredentials). ProtectUserHome and AllowGPU add none: they
+// decide what is exposed, not what is hidden.
 func (s SecurityConfig) ProtectedPaths(home string) []string {
 	var lists [][]string
 	if s.ProtectCredentials {
@@ -97,6 +124,13 @@ func (s SecurityConfig) ProtectedPaths(home string) []string {
 	for _, l := range lists {
 		for _, rel := range l {
 			out = append(out, filepath.Join(home, rel))
+		}
+	}
+	if s.ProtectCredentials {
+		for _, p := range scanCuratedCredentials(home) {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
 		}
 	}
 	return out

@@ -83,16 +83,25 @@ func TestWithoutNamespacesProtectionsHold(t *testing.T) {
 	t.Run("permissive does not execute from shared temp", func(t *testing.T) {
 		sb := newSandbox(t, moat.Config{Isolation: moat.IsolationPermissive})
 		moat.DisableNamespaces(sb)
-		// /var/tmp: this test's home lies in /tmp, whose top level a
-		// sandbox cannot add entries to while protected paths lie below.
-		script := "/var/tmp/moat-fallback-exec-" + filepath.Base(t.TempDir()) + ".sh"
-		defer os.Remove(script)
+		// The host's shared temp is never written; the private temp,
+		// TMPDIR at its host path here, is written and never executed.
+		shared := "/var/tmp/moat-fallback-exec-" + filepath.Base(t.TempDir()) + ".sh"
+		defer os.Remove(shared)
+		sb.Command("sh", "-c", "echo x > "+shared).Run()
+		if _, err := os.Stat(shared); err == nil {
+			t.Fatalf("permissive without namespaces wrote the host's shared temp")
+		}
+		tmp, err := sb.Command("sh", "-c", `printf '%s' "$TMPDIR"`).Output()
+		if err != nil || !filepath.IsAbs(string(tmp)) || string(tmp) == "/tmp" {
+			t.Fatalf("TMPDIR should be the private temp's host path: %q %v", tmp, err)
+		}
+		script := filepath.Join(string(tmp), "exec.sh")
 		out, _ := sb.Command("sh", "-c", "printf '#!/bin/sh\\necho EXECUTED\\n' > "+script+" && chmod +x "+script+" && "+script).CombinedOutput()
 		if strings.Contains(string(out), "EXECUTED") {
-			t.Fatalf("ran a program written to shared temp: %s", out)
+			t.Fatalf("ran a program written to the private temp: %s", out)
 		}
 		if _, err := os.Stat(script); err != nil {
-			t.Fatalf("control: writing shared temp failed: %v (%s)", err, out)
+			t.Fatalf("control: writing the private temp failed: %v (%s)", err, out)
 		}
 		if host, _ := hostRun("sh", "-c", script); !strings.Contains(host, "EXECUTED") {
 			t.Fatalf("control: the host cannot run the script either: %s", host)

@@ -60,6 +60,7 @@ func (s *Sandbox) resolveExecutable(name, dir string, env []string) (string, err
 		return "", &commandError{msg: name + ": not an executable file", kind: errPermission}
 	}
 	if !under(real, s.engine.execRoots()) {
+		s.noteExecRefused(real)
 		return "", &commandError{
 			msg:  name + ": " + real + " is not in an executable location of the sandbox (grant it with EXEC)",
 			kind: errPermission,

@@ -18,17 +18,24 @@ type Sandbox struct {
 	// stateDir is the sandbox's own 0700 host directory holding its
 	// private temp and home; removed by Close. Empty until created.
 	stateDir string
-	env      []string
-	engine   engine
+	// homeDir is Config.Home, resolved; empty for a fresh private home.
+	homeDir string
+	env     []string
+	engine  engine
 	// exposure is what the sandbox sees of the home directories.
 	exposure exposure
 	// proxy is the policy proxy; nil when the network is denied.
 	proxy *netProxy
 	// diskLimitBytes is the resolved Limits.DiskBytes; 0 means none.
 	diskLimitBytes int64
+	// diskInodeLimit is the resolved Limits.DiskInodes; 0 means none.
+	diskInodeLimit int64
 
 	// refused collects what the sandbox was refused, for Refusals.
 	refused refusals
+	// gitSnap is the git control paths of the writable places at start,
+	// checked by Close (gitcontrol.go); nil when there are none.
+	gitSnap *gitSnapshot
 
 	mu      sync.Mutex
 	closed  bool
@@ -47,6 +54,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if err := s.prepareWorkDir(); err != nil {
 		return nil, err
 	}
+	s.snapshotGit()
 	s.exposure = computeExposure(&s.cfg)
 	if err := s.startProxy(); err != nil {
 		s.removeWorkDir()
@@ -67,6 +75,7 @@ func New(cfg Config) (*Sandbox, error) {
 	s.engine = eng
 	s.env = s.baseEnv()
 	s.diskLimitBytes = s.diskLimit()
+	s.diskInodeLimit = s.inodeLimit()
 	return s, nil
 }
 
@@ -120,6 +129,8 @@ func (s *Sandbox) Close() error {
 		c.awaitDeath()
 	}
 	err := s.engine.close()
+	// Every sandboxed process is dead now.
+	s.checkGit()
 	s.proxy.close() // after the engine, which closes the listeners it served
 	if rmErr := s.removeWorkDir(); err == nil {
 		err = rmErr
@@ -149,12 +160,15 @@ func randomID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// removeWorkDir removes the automatic working directory and the state
+// directory (private temp and home).
 func (s *Sandbox) removeWorkDir() error {
+	stateErr := s.removeStateDir() // state.go
 	if !s.autoDir || s.workDir == "" {
-		return nil
+		return stateErr
 	}
 	if err := removeAll(s.workDir); err != nil {
 		return errorf("workdir %q: %v", s.workDir, err)
 	}
-	return nil
+	return stateErr
 }

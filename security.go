@@ -12,8 +12,10 @@ type SecurityConfig struct {
 	// [IsolationStrict], where the home is never readable unless granted.
 	ProtectUserHome bool
 	// ProtectCredentials denies SSH and GnuPG keys, .netrc, git, GitHub,
-	// Docker, npm, PyPI, Cargo and other package-registry credentials, and
-	// shell and REPL histories.
+	// Docker, npm, PyPI, Cargo and other package-registry credentials, the
+	// tokens and password-bearing configuration kept in the curated
+	// toolchain directories (and entries there named like a secret, found
+	// by a bounded scan), and shell and REPL histories.
 	ProtectCredentials bool
 	// ProtectCloudConfig denies AWS, Azure, Google Cloud, Kubernetes, OCI,
 	// DigitalOcean and similar cloud CLI configuration.

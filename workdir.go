@@ -9,8 +9,26 @@ import (
 // supplied one. Either way the stored path is absolute and fully resolved,
 // since the kernel enforces rules on what a path resolves to.
 func (s *Sandbox) prepareWorkDir() error {
+	if err := s.checkPlaces(); err != nil { // workdir_check.go
+		return err
+	}
+	// The state directory first, so that its owner marker exists before
+	// an automatic working directory does (see sweep.go).
+	if err := s.prepareStateDir(); err != nil { // state.go
+		return err
+	}
+	if err := s.makeWorkDir(); err != nil {
+		s.removeStateDir()
+		return err
+	}
+	return nil
+}
+
+// makeWorkDir creates the automatic working directory next to the state
+// directory, or checks the supplied one.
+func (s *Sandbox) makeWorkDir() error {
 	if s.cfg.WorkDir == "" {
-		dir, err := os.MkdirTemp("", "moat-"+s.id+"-")
+		dir, err := os.MkdirTemp(filepath.Dir(s.stateDir), "moat-"+s.id+"-")
 		if err != nil {
 			return errorf("workdir: %v", err)
 		}

@@ -68,7 +68,15 @@ func (c *checker) layer(raw *rawFile) (Layer, error) {
 			return l, err
 		}
 	}
+	if raw.Home != nil {
+		if l.Home, err = c.path([]string{"home"}, raw.Home); err != nil {
+			return l, err
+		}
+	}
 	if l.Env, err = c.env(raw.Env); err != nil {
+		return l, err
+	}
+	if l.Build, err = c.build(raw.Build); err != nil {
 		return l, err
 	}
 	return l, nil
@@ -149,6 +157,7 @@ func (c *checker) limits(raw *rawLimits) (Limits, error) {
 		{"max-processes", raw.MaxProcesses, &l.Processes, ParseCount, `a whole number or "unlimited"`},
 		{"max-open-files", raw.MaxOpenFiles, &l.OpenFiles, ParseCount, `a whole number or "unlimited"`},
 		{"max-disk", raw.MaxDisk, &l.DiskBytes, ParseSize, "a size like 10G, a number of bytes, or \"unlimited\""},
+		{"max-disk-inodes", raw.MaxDiskInodes, &l.DiskInodes, ParseCount, `a whole number or "unlimited"`},
 	} {
 		if f.v == nil {
 			continue

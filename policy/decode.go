@@ -23,7 +23,9 @@ type rawFile struct {
 	Grants       map[string]any `toml:"grants"`
 	Limits       *rawLimits     `toml:"limits"`
 	WorkDir      *rawWorkDir    `toml:"workdir"`
+	Home         any            `toml:"home"`
 	Env          *rawEnv        `toml:"env"`
+	Build        any            `toml:"build"`
 }
 
 // rawSecurity is [security]: moat.SecurityOverrides in kebab-case.
@@ -38,15 +40,16 @@ type rawSecurity struct {
 
 // rawLimits is [limits].
 type rawLimits struct {
-	MaxMemory    any `toml:"max-memory"`
-	MaxCPUTime   any `toml:"max-cpu-time"`
-	MaxFileSize  any `toml:"max-file-size"`
-	MaxProcesses any `toml:"max-processes"`
-	MaxOpenFiles any `toml:"max-open-files"`
-	MaxDisk      any `toml:"max-disk"`
-	Timeout      any `toml:"timeout"`
-	Nice         any `toml:"nice"`
-	IOPriority   any `toml:"io-priority"`
+	MaxMemory     any `toml:"max-memory"`
+	MaxCPUTime    any `toml:"max-cpu-time"`
+	MaxFileSize   any `toml:"max-file-size"`
+	MaxProcesses  any `toml:"max-processes"`
+	MaxOpenFiles  any `toml:"max-open-files"`
+	MaxDisk       any `toml:"max-disk"`
+	MaxDiskInodes any `toml:"max-disk-inodes"`
+	Timeout       any `toml:"timeout"`
+	Nice          any `toml:"nice"`
+	IOPriority    any `toml:"io-priority"`
 }
 
 // rawWorkDir is [workdir].

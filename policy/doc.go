@@ -10,6 +10,7 @@
 //	allow-local = ["10.0.0.0/8"]     # private addresses the proxy may dial
 //	audit-log = "net.jsonl"          # needs a network other than deny
 //	audit-rotate = "daily"
+//	home = "~/.cache/moat-home"      # kept HOME, so caches survive runs
 //
 //	[security]
 //	protect-credentials = false

@@ -39,10 +39,15 @@ type Layer struct {
 	Grants []moat.PathRequest
 	// WorkDir, when not empty, is the working directory as written.
 	WorkDir string
+	// Home, when not empty, is the kept home (see [moat.Config.Home]) as
+	// written, relative paths already made absolute.
+	Home string
 	// Env adds environment entries, applied in order.
 	Env []EnvVar
 	// Limits sets resource limits and priorities.
 	Limits Limits
+	// Build, when set, turns build mode on or off: see [moat.Config.Build].
+	Build *bool
 }
 
 // Limits is the resource settings of a layer. A nil field is not set; a
@@ -61,6 +66,8 @@ type Limits struct {
 	OpenFiles *int64
 	// DiskBytes is max-disk.
 	DiskBytes *int64
+	// DiskInodes is max-disk-inodes.
+	DiskInodes *int64
 	// Timeout is the wall-clock limit; zero means none.
 	Timeout *time.Duration
 	// Nice is the number of steps, 0 to 19, by which CPU priority drops.

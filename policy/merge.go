@@ -19,6 +19,9 @@ type Result struct {
 	// WorkDir is the working directory as written, for [moat.ResolvePaths];
 	// empty means a fresh one.
 	WorkDir string
+	// Home is the kept home as written, for [moat.CheckHome]; "" for a
+	// fresh private one.
+	Home string
 	// Grants holds one request per path as written, its access the union
 	// of every layer's grants of that path, in order of first appearance,
 	// for [moat.ResolvePaths]. Two spellings of one path are unioned by
@@ -95,6 +98,10 @@ func Merge(layers ...Layer) (Result, error) {
 			r.WorkDir = l.WorkDir
 			set("workdir.path")
 		}
+		if l.Home != "" {
+			r.Home = l.Home
+			set("home")
+		}
 		for _, g := range l.Grants {
 			p := filepath.Clean(g.Path)
 			if _, seen := access[p]; !seen {
@@ -106,6 +113,10 @@ func Merge(layers ...Layer) (Result, error) {
 			access[p] |= g.Access
 		}
 		env = append(env, l.Env...)
+		if l.Build != nil {
+			r.Config.Build = *l.Build
+			set("build")
+		}
 		mergeLimits(&r.Config, &l.Limits, set)
 	}
 	for _, p := range order {
@@ -188,6 +199,7 @@ func mergeLimits(cfg *moat.Config, l *Limits, mark func(key string)) {
 	count("limits.max-processes", &cfg.Limits.Processes, l.Processes)
 	count("limits.max-open-files", &cfg.Limits.OpenFiles, l.OpenFiles)
 	count("limits.max-disk", &cfg.Limits.DiskBytes, l.DiskBytes)
+	count("limits.max-disk-inodes", &cfg.Limits.DiskInodes, l.DiskInodes)
 	if l.Timeout != nil {
 		cfg.Limits.Timeout = *l.Timeout
 		mark("limits.timeout")

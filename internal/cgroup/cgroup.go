@@ -74,6 +74,11 @@ type Info struct {
 	// no scratch group could be created.
 	Kill string
 
+	// Delegated, for a process that is not root, is the delegated cgroup
+	// v2 subtree (such as systemd's user@UID.service) that groups would
+	// be made in; "" for root, or when none holds this process.
+	Delegated string
+
 	// Writable is true if a scratch group could be created (and removed
 	// again) in every hierarchy a limited Group would use. Probe does not
 	// enable v2 controllers in cgroup.subtree_control, so on a pure v2

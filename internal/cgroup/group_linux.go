@@ -63,6 +63,17 @@ func New(name string, lim Limits) (*Group, error) {
 	if err != nil {
 		return nil, err
 	}
+	if uid := os.Geteuid(); uid != 0 {
+		l, dir, err := l.delegated(uid, lim.controllers())
+		if err != nil {
+			return nil, err
+		}
+		g, err := newIn(l, name, lim)
+		if err == nil {
+			g.enforced["delegated"] = dir
+		}
+		return g, err
+	}
 	return newIn(l, name, lim)
 }
 
@@ -346,7 +357,9 @@ func exists(p string) bool {
 
 // Enforced reports which limits are really held and by which hierarchy, for
 // a report: keys "memory", "pids", "cpu" map to "v1" or "v2" and are present
-// only for limits that were requested and applied; "kill" says how Kill
+// only for limits that were requested and applied; "delegated", for a
+// process that is not root, names the delegated v2 subtree the group was
+// made in; "kill" says how Kill
 // works: "v2" (cgroup.kill), "v2-freeze" (cgroup.freeze, then SIGKILL),
 // "v1-freezer" (v1 freezer, then SIGKILL) or "signal" (SIGKILL only). A nil
 // Group reports an empty map. The map is a copy.

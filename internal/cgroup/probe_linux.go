@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 )
 
 // Probe reports what this process could use, without leaving anything
@@ -31,6 +32,16 @@ func Probe() Info {
 		if l.where(c) != "" {
 			need = append(need, c)
 		}
+	}
+	if uid := os.Geteuid(); uid != 0 {
+		// What a sandbox asks a delegated subtree for: memory and pids.
+		need = slices.DeleteFunc(need, func(c string) bool { return c != "memory" && c != "pids" })
+		dl, dir, err := l.delegated(uid, need)
+		if err != nil {
+			info.Reason = err.Error()
+			return info
+		}
+		l, info.Delegated = dl, dir
 	}
 	name := fmt.Sprintf("moat-probe-%d-%08x", os.Getpid(), rand.Uint32())
 	g, err := create(l, name, need, false)

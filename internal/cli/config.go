@@ -59,7 +59,9 @@ func (f *sandboxFlags) layer() policy.Layer {
 		AuditRotate:  p.auditRotate.s,
 		Grants:       f.grants,
 		WorkDir:      f.workDir,
+		Home:         f.home,
 		Env:          f.env.vars(),
+		Build:        f.build,
 	}
 	count := func(name string, v int64) *int64 {
 		if !f.fs.Changed(name) {
@@ -74,6 +76,7 @@ func (f *sandboxFlags) layer() policy.Layer {
 	lim.Processes = count("processes", f.processes.n)
 	lim.OpenFiles = count("open-files", f.openFiles.n)
 	lim.DiskBytes = count("disk", int64(f.disk))
+	lim.DiskInodes = count("disk-inodes", f.diskInodes.n)
 	if f.fs.Changed("timeout") {
 		d := time.Duration(f.timeout)
 		lim.Timeout = &d
@@ -91,14 +94,15 @@ func (f *sandboxFlags) layer() policy.Layer {
 
 // flagNames spells the config file's keys as flags where the names differ.
 var flagNames = map[string]string{
-	"allow-domains":         "--allow-domain",
-	"workdir.path":          "--workdir",
-	"limits.max-memory":     "--memory",
-	"limits.max-cpu-time":   "--cpu-time",
-	"limits.max-file-size":  "--file-size",
-	"limits.max-processes":  "--processes",
-	"limits.max-open-files": "--open-files",
-	"limits.max-disk":       "--disk",
+	"allow-domains":          "--allow-domain",
+	"workdir.path":           "--workdir",
+	"limits.max-memory":      "--memory",
+	"limits.max-cpu-time":    "--cpu-time",
+	"limits.max-file-size":   "--file-size",
+	"limits.max-processes":   "--processes",
+	"limits.max-open-files":  "--open-files",
+	"limits.max-disk":        "--disk",
+	"limits.max-disk-inodes": "--disk-inodes",
 }
 
 // flagSource names the command line's settings in errors by their flags.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/moat-sandbox/moat"
 )
@@ -29,13 +31,33 @@ type doctorReport struct {
 	UserNamespaces check         `json:"user_namespaces"`
 	Cgroup         cgroupCheck   `json:"cgroup"`
 
-	// Enforcement is what a best-effort sandbox enforces on this host.
+	// Isolation is the level moat run uses with the flags given (the
+	// CLI's default is "default").
+	Isolation string `json:"isolation"`
+	// Enforcement is what moat run, given the same flags, enforces on this
+	// host: its layers and gaps, or, in Error, why it cannot start.
 	Enforcement enforcement `json:"enforcement"`
+	// BestEffort is what moat run would enforce with --best-effort added,
+	// when it cannot start without it; nil otherwise.
+	BestEffort *enforcement `json:"best_effort,omitempty"`
+	// Missing lists each piece that strict enforcement lacks here and each
+	// gap, with how to get it.
+	Missing []missingPiece `json:"missing"`
 	// NetworkProxy says how a sandbox with a network policy reaches its
 	// proxy here, and what holds everything else back.
 	NetworkProxy layer `json:"network_proxy"`
-	// Strict says whether the default, strict policy works here.
+	// Run says whether moat run with the flags given starts here; moat
+	// doctor exits 0 exactly when it does.
+	Run strictCheck `json:"run"`
+	// Strict says whether it starts without --best-effort.
 	Strict strictCheck `json:"strict"`
+}
+
+// missingPiece is one thing strict enforcement lacks, or one gap, and how
+// to get it; Fix is empty when moat knows no fix.
+type missingPiece struct {
+	Piece string `json:"piece"`
+	Fix   string `json:"fix"`
 }
 
 // check is one host feature: whether it is there, what was found, and how
@@ -59,13 +81,16 @@ type cgroupCheck struct {
 	V1Controllers map[string]string `json:"v1_controllers"`
 	// Memory, Pids and CPU name the hierarchy ("v2", "v1") that would
 	// hold that limit, "" if none.
-	Memory   string `json:"memory"`
-	Pids     string `json:"pids"`
-	CPU      string `json:"cpu"`
-	Kill     string `json:"kill"`
-	Writable bool   `json:"writable"`
-	Reason   string `json:"reason"`
-	Fix      string `json:"fix"`
+	Memory string `json:"memory"`
+	Pids   string `json:"pids"`
+	CPU    string `json:"cpu"`
+	Kill   string `json:"kill"`
+	// Delegated is the delegated cgroup v2 subtree a user who is not
+	// root would use; "" for root or when there is none.
+	Delegated string `json:"delegated,omitempty"`
+	Writable  bool   `json:"writable"`
+	Reason    string `json:"reason"`
+	Fix       string `json:"fix"`
 }
 
 // enforcement is a moat.Report, or why none could be made.
@@ -84,7 +109,7 @@ type layer struct {
 	Detail string `json:"detail"`
 }
 
-// strictCheck says whether moat.New(moat.Config{}) succeeds.
+// strictCheck says whether a sandbox can be created.
 type strictCheck struct {
 	OK    bool   `json:"ok"`
 	Error string `json:"error"`
@@ -93,16 +118,27 @@ type strictCheck struct {
 // newDoctorCmd builds "moat doctor".
 func newDoctorCmd(std stdio) *cobra.Command {
 	var asJSON bool
+	var flags *sandboxFlags
 	c := &cobra.Command{
-		Use:   "doctor [--json]",
+		Use:   "doctor [--json] [run flags]",
 		Short: "Check what moat can enforce on this host",
-		Long: `Check what this host offers the sandbox, what moat will enforce here, and
-how to get what is missing. Exit status 0 means the default, strict policy
-works; 1 means moat run needs --best-effort on this host.`,
+		Long: `Check what this host offers the sandbox, what moat run will enforce here,
+and how to get what is missing. It takes the flags of moat run and reports
+on the sandbox moat run would build with them: with none, the default
+isolation level and strict enforcement, as moat run uses. Exit status 0
+means moat run with these flags works here; 1 means it fails (see the
+fixes, or add --best-effort to run with what the host has).`,
+		Example: `  moat doctor
+  moat doctor --json
+  moat doctor --isolation strict --network allow-list --allow-domain pypi.org`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			r := diagnose()
-			var err error
+			cfg, err := flags.config()
+			if err != nil {
+				return err
+			}
+			defer flags.closeAuditLog()
+			r := diagnose(cfg)
 			if asJSON {
 				err = writeJSON(std.out, r)
 			} else {
@@ -111,23 +147,50 @@ works; 1 means moat run needs --best-effort on this host.`,
 			if err != nil {
 				return failf("doctor: %v", err)
 			}
-			if !r.Strict.OK {
+			if !r.Run.OK {
 				return &exitStatus{code: 1}
 			}
 			return nil
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of text")
+	flags = addSandboxFlags(c.Flags())
+	completeFlagValues(c)
 	return c
 }
 
-// diagnose probes the host and tries the sandboxes moat would build.
-func diagnose() doctorReport {
+// diagnose probes the host and tries the sandbox moat run would build from
+// cfg: as given, without --best-effort, and, when that fails, with it.
+func diagnose(cfg moat.Config) doctorReport {
 	r := probeHost()
 	r.OS, r.Arch = runtime.GOOS, runtime.GOARCH
-	r.Enforcement = bestEffortReport()
-	r.NetworkProxy = proxyReport()
-	r.Strict = strictWorks()
+	r.Isolation = cfg.Isolation.String()
+	var missing []string
+	r.Enforcement, missing = sandboxReport(cfg)
+	r.Run = checkOf(r.Enforcement)
+	if cfg.Enforcement == moat.Strict {
+		r.Strict = r.Run
+	} else {
+		strict := cfg
+		strict.Enforcement = moat.Strict
+		var e enforcement
+		e, missing = sandboxReport(strict)
+		r.Strict = checkOf(e)
+	}
+	if !r.Run.OK {
+		be := cfg
+		be.Enforcement = moat.BestEffort
+		e, _ := sandboxReport(be)
+		r.BestEffort = &e
+	}
+	gaps := r.Enforcement.Gaps
+	if r.BestEffort != nil {
+		gaps = r.BestEffort.Gaps
+	}
+	r.Missing = withFixes(r, missing, gaps)
+	if moat.NetworkDeniesAll(cfg.Network) {
+		r.NetworkProxy = proxyReport(cfg)
+	}
 	if r.Cgroup.V2Controllers == nil {
 		r.Cgroup.V2Controllers = []string{}
 	}
@@ -137,13 +200,18 @@ func diagnose() doctorReport {
 	return r
 }
 
-// bestEffortReport creates a best-effort sandbox and reports its layers.
-func bestEffortReport() enforcement {
-	e := enforcement{Platform: runtime.GOOS, Mode: moat.BestEffort.String(), Layers: []layer{}, Gaps: []string{}}
-	sb, err := moat.New(moat.Config{Enforcement: moat.BestEffort})
+// sandboxReport creates the sandbox cfg describes and reports its layers,
+// or why it cannot be created and, for a host that lacks a layer, what.
+func sandboxReport(cfg moat.Config) (e enforcement, missing []string) {
+	e = enforcement{Platform: runtime.GOOS, Mode: cfg.Enforcement.String(), Layers: []layer{}, Gaps: []string{}}
+	sb, err := moat.New(cfg)
 	if err != nil {
+		var un *moat.UnsupportedError
+		if errors.As(err, &un) {
+			missing = un.Missing
+		}
 		e.Error = strings.TrimPrefix(err.Error(), "moat: ")
-		return e
+		return e, missing
 	}
 	defer sb.Close()
 	rep := sb.Report()
@@ -152,14 +220,20 @@ func bestEffortReport() enforcement {
 		e.Layers = append(e.Layers, layer{Name: l.Name, Active: l.Active, Detail: l.Detail})
 	}
 	e.Gaps = append(e.Gaps, rep.Gaps...)
-	return e
+	return e, nil
 }
 
-// proxyReport creates a best-effort sandbox with a network policy and
-// reports its network layer: a listener inside the sandbox's network
-// namespace, or a Landlock port rule for the host's loopback.
-func proxyReport() layer {
-	sb, err := moat.New(moat.Config{Enforcement: moat.BestEffort, Network: moat.AllowAll()})
+// checkOf says whether the sandbox e reports on could be created.
+func checkOf(e enforcement) strictCheck {
+	return strictCheck{OK: e.Error == "", Error: e.Error}
+}
+
+// proxyReport creates a best-effort sandbox like cfg but with a network
+// policy and reports its network layer: a listener inside the sandbox's
+// network namespace, or a Landlock port rule for the host's loopback.
+func proxyReport(cfg moat.Config) layer {
+	cfg.Enforcement, cfg.Network = moat.BestEffort, moat.AllowAll()
+	sb, err := moat.New(cfg)
 	if err != nil {
 		return layer{Name: "network", Detail: strings.TrimPrefix(err.Error(), "moat: ")}
 	}
@@ -172,14 +246,60 @@ func proxyReport() layer {
 	return layer{Name: "network"}
 }
 
-// strictWorks tries the default policy, which moat run uses.
+// strictWorks tries the sandbox that moat run builds when given no flags.
 func strictWorks() strictCheck {
-	sb, err := moat.New(moat.Config{})
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	f := addSandboxFlags(fs)
+	cfg, err := f.config()
 	if err != nil {
-		return strictCheck{Error: strings.TrimPrefix(err.Error(), "moat: ")}
+		return strictCheck{Error: trimMoat(err)}
 	}
-	_ = sb.Close()
-	return strictCheck{OK: true}
+	e, _ := sandboxReport(cfg)
+	return checkOf(e)
+}
+
+// withFixes pairs each missing piece and each gap with its fix.
+func withFixes(r doctorReport, missing, gaps []string) []missingPiece {
+	out := []missingPiece{}
+	for _, m := range missing {
+		out = append(out, missingPiece{Piece: m, Fix: fixFor(r, m)})
+	}
+	for _, g := range gaps {
+		out = append(out, missingPiece{Piece: "gap: " + g, Fix: fixFor(r, g)})
+	}
+	return out
+}
+
+// fixFor says how to get piece, a missing layer or a gap as the library
+// words them, from the host checks; "" when moat knows no fix.
+func fixFor(r doctorReport, piece string) string {
+	userNS := r.UserNamespaces.Fix
+	if userNS == "" {
+		userNS = "allow user namespaces on this host"
+	}
+	switch {
+	case strings.HasPrefix(piece, "landlock"):
+		return orFix(r.Landlock.Fix, "use Linux 6.7 or later with Landlock enabled")
+	case strings.HasPrefix(piece, "seccomp"):
+		return orFix(r.Seccomp.Fix, "use a kernel built with CONFIG_SECCOMP_FILTER=y")
+	case strings.HasPrefix(piece, "network"):
+		return userNS + "; or use Linux 6.7 or later, whose Landlock (ABI 4) refuses TCP connect"
+	case strings.HasPrefix(piece, "control paths") && strings.Contains(piece, "symbolic link"):
+		return "name the directory the link points to instead (in --workdir or --grant)"
+	case strings.HasPrefix(piece, "control paths"), strings.HasPrefix(piece, "no PID namespace"), strings.HasPrefix(piece, "no mount namespace"):
+		return userNS
+	case strings.HasPrefix(piece, "signals"):
+		return "use Linux 6.12 or later (Landlock ABI 6 scopes signals and abstract sockets)"
+	}
+	return ""
+}
+
+// orFix returns fix, or def when fix is empty.
+func orFix(fix, def string) string {
+	if fix == "" {
+		return def
+	}
+	return fix
 }
 
 // writeJSON prints r as one indented JSON object.
@@ -213,30 +333,48 @@ func writeText(w io.Writer, r doctorReport) error {
 	fmt.Fprintf(&b, "  %-17s %s\n", "root", yesNo(r.Root, ""))
 
 	e := r.Enforcement
-	fmt.Fprintf(&b, "\nwhat moat will enforce on this host (%s)\n", e.Mode)
+	fmt.Fprintf(&b, "\nwhat moat run will enforce on this host (isolation %s, %s enforcement)\n", r.Isolation, e.Mode)
 	if e.Error != "" {
-		fmt.Fprintf(&b, "  nothing: %s\n", e.Error)
+		fmt.Fprintf(&b, "  nothing: moat run fails: %s\n", e.Error)
 	}
-	for _, l := range e.Layers {
-		mark := "off"
-		if l.Active {
-			mark = "on "
+	writeLayers(&b, e)
+	if r.BestEffort != nil {
+		fmt.Fprintf(&b, "\nwhat moat run --best-effort would enforce instead\n")
+		if r.BestEffort.Error != "" {
+			fmt.Fprintf(&b, "  nothing: %s\n", r.BestEffort.Error)
 		}
-		fmt.Fprintf(&b, "  %s %s: %s\n", mark, l.Name, l.Detail)
+		writeLayers(&b, *r.BestEffort)
 	}
-	for _, g := range e.Gaps {
-		fmt.Fprintf(&b, "  gap: %s\n", g)
+	if len(r.Missing) > 0 {
+		b.WriteString("\nwhat is missing, and how to get it\n")
+		for _, m := range r.Missing {
+			fmt.Fprintf(&b, "  %s\n", m.Piece)
+			if m.Fix != "" {
+				fmt.Fprintf(&b, "    fix: %s\n", m.Fix)
+			}
+		}
 	}
 	if r.NetworkProxy.Detail != "" {
 		fmt.Fprintf(&b, "\nwith a network policy (--network allow-all or allow-list)\n  %s %s: %s\n", onOff(r.NetworkProxy.Active), r.NetworkProxy.Name, r.NetworkProxy.Detail)
 	}
-	if r.Strict.OK {
-		b.WriteString("\nstrict enforcement: works; moat run enforces the layers marked on\n")
-	} else {
-		fmt.Fprintf(&b, "\nstrict enforcement: unavailable: %s\n  moat run fails here unless given --best-effort; apply the fixes above\n", r.Strict.Error)
+	switch {
+	case r.Run.OK && len(r.Missing) == 0:
+		b.WriteString("\nmoat run: works with these flags, and enforces every layer marked on\n")
+	case r.Run.OK:
+		b.WriteString("\nmoat run: works with these flags, with the gaps above; it enforces the layers marked on\n")
+	default:
+		b.WriteString("\nmoat run: fails with these flags unless given --best-effort; apply the fixes above\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeLayers prints e's layers, one a line; its gaps are listed with
+// their fixes under "what is missing".
+func writeLayers(b *strings.Builder, e enforcement) {
+	for _, l := range e.Layers {
+		fmt.Fprintf(b, "  %s %s: %s\n", onOff(l.Active), l.Name, l.Detail)
+	}
 }
 
 // yesNo renders a check's outcome with its detail.
@@ -288,7 +426,11 @@ func cgroupUseText(c cgroupCheck) string {
 	if !c.Writable {
 		return orNone(c.Reason)
 	}
-	return fmt.Sprintf("memory: %s, pids: %s, cpu: %s, kill: %s", orNone(c.Memory), orNone(c.Pids), orNone(c.CPU), orNone(c.Kill))
+	s := fmt.Sprintf("memory: %s, pids: %s, cpu: %s, kill: %s", orNone(c.Memory), orNone(c.Pids), orNone(c.CPU), orNone(c.Kill))
+	if c.Delegated != "" {
+		s += ", delegated subtree " + c.Delegated
+	}
+	return s
 }
 
 func onOff(on bool) string {

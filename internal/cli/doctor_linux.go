@@ -91,6 +91,7 @@ func cgroupReport(info cgroup.Info, root bool) cgroupCheck {
 		CPU:           info.CPU,
 		Kill:          info.Kill,
 		Writable:      info.Writable,
+		Delegated:     info.Delegated,
 		Reason:        info.Reason,
 	}
 	switch {

@@ -416,7 +416,7 @@ func TestMoatDoctor(t *testing.T) {
 	if r.code != want {
 		t.Errorf("moat doctor exit code %d, want %d; output:\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
-	for _, s := range []string{"landlock", "seccomp", "user namespaces", "cgroup v2", "cgroup v1", "root", "what moat will enforce on this host"} {
+	for _, s := range []string{"landlock", "seccomp", "user namespaces", "cgroup v2", "cgroup v1", "root", "what moat run will enforce on this host (isolation default, strict enforcement)", "isolation: default"} {
 		if !strings.Contains(r.stdout, s) {
 			t.Errorf("moat doctor output lacks %q:\n%s", s, r.stdout)
 		}
@@ -433,7 +433,7 @@ func TestMoatDoctor(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("moat doctor --json: %v\n%s", err, r.stdout)
 	}
-	for _, key := range []string{"os", "arch", "kernel", "machine", "root", "landlock", "seccomp", "user_namespaces", "cgroup", "enforcement", "strict"} {
+	for _, key := range []string{"os", "arch", "kernel", "machine", "root", "landlock", "seccomp", "user_namespaces", "cgroup", "isolation", "enforcement", "missing", "run", "strict"} {
 		if _, ok := got[key]; !ok {
 			t.Errorf("moat doctor --json lacks key %q", key)
 		}

@@ -41,6 +41,10 @@ func networkConfig(n policy.Network, cfg *moat.Config) (*moat.NetworkAuditLog, e
 	if n.AuditLog == "" {
 		return nil, nil
 	}
+	// Before opening it, so that a refused log leaves no file behind.
+	if err := moat.CheckAuditLogPath(n.AuditLog, *cfg); err != nil {
+		return nil, placeUsage("--audit-log", n.AuditLog, err)
+	}
 	var log *moat.NetworkAuditLog
 	var err error
 	if n.AuditRotate == policy.RotateDaily {

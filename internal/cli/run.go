@@ -9,6 +9,7 @@ import (
 // newRunCmd builds "moat run".
 func newRunCmd(std stdio) *cobra.Command {
 	var flags *sandboxFlags
+	var quiet bool
 	c := &cobra.Command{
 		Use:   "run [flags] [--] COMMAND [ARG...]",
 		Short: "Run a command in a sandbox",
@@ -24,9 +25,9 @@ and SIGCONT resumes both.
 SIZE is a number of bytes with an optional binary suffix K, M, G or T (also
 KiB, MiB...), or "unlimited"; 0 or no flag means moat's default.`,
 		Example: `  moat run -- python3 -c 'print("hello from the sandbox")'
-  moat run --memory 1G --timeout 30s --workdir ./job -- ./build.sh
-  moat run --env PYTHONHASHSEED=0 --env TERM python3 script.py
-  moat run --config moat.toml --isolation strict -- make test`,
+  moat run --workdir . --env PYTHONHASHSEED=0 --env TERM -- python3 script.py
+  moat run --memory 1G --timeout 30s --workdir ./job -- sh ./build.sh   # nothing writable executes: run scripts through their interpreter
+  moat run --config moat.toml --workdir . -- make test`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("run: missing command (usage: moat run [flags] [--] COMMAND [ARG...])")
@@ -34,17 +35,20 @@ KiB, MiB...), or "unlimited"; 0 or no flag means moat's default.`,
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			return runCommand(std, flags, args)
+			return runCommand(std, flags, quiet, args)
 		},
 	}
 	c.Flags().SetInterspersed(false)
 	flags = addSandboxFlags(c.Flags())
+	c.Flags().BoolVar(&quiet, "quiet", false, quietUsage)
+	completeFlagValues(c)
 	return c
 }
 
 // runCommand runs args in a sandbox built from flags and returns the
-// command's outcome for exitCode.
-func runCommand(std stdio, flags *sandboxFlags, args []string) error {
+// command's outcome for exitCode. Once the command is done and the sandbox
+// closed, it prints what the sandbox was refused, unless quiet.
+func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err error) {
 	cfg, err := flags.config()
 	if err != nil {
 		return err
@@ -56,7 +60,7 @@ func runCommand(std stdio, flags *sandboxFlags, args []string) error {
 	if err != nil {
 		return sandboxError(err)
 	}
-	defer sb.Close()
+	defer func() { err = finish(sb, std.err, quiet, err) }()
 
 	cmd := sb.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.in, std.out, std.err

@@ -21,6 +21,7 @@ const outputDrain = 2 * time.Second
 func newShellCmd(std stdio) *cobra.Command {
 	var flags *sandboxFlags
 	var shell string
+	var quiet bool
 	c := &cobra.Command{
 		Use:   "shell [flags]",
 		Short: "Start an interactive shell in a sandbox",
@@ -30,17 +31,21 @@ The shell is --shell, else $SHELL if it lies under /usr or /bin, else
 /bin/bash if present, else /bin/sh. moat exits with the shell's status.`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return runShell(std, flags, shell)
+			return runShell(std, flags, quiet, shell)
 		},
 	}
 	flags = addSandboxFlags(c.Flags())
+	c.Flags().BoolVar(&quiet, "quiet", false, quietUsage)
+	completeFlagValues(c)
 	c.Flags().StringVar(&shell, "shell", "", "run the shell `PATH` (default: $SHELL if under /usr or /bin, else /bin/bash, else /bin/sh)")
 	return c
 }
 
 // runShell runs shell, or the default shell, in a sandbox on a new pty
-// whose other side moat connects to its own standard streams.
-func runShell(std stdio, flags *sandboxFlags, shell string) error {
+// whose other side moat connects to its own standard streams. Once the
+// shell is done and the sandbox closed, it prints what the sandbox was
+// refused, unless quiet.
+func runShell(std stdio, flags *sandboxFlags, quiet bool, shell string) (err error) {
 	cfg, err := flags.config()
 	if err != nil {
 		return err
@@ -55,7 +60,7 @@ func runShell(std stdio, flags *sandboxFlags, shell string) error {
 	if err != nil {
 		return sandboxError(err)
 	}
-	defer sb.Close()
+	defer func() { err = finish(sb, std.err, quiet, err) }()
 
 	// A terminal made inside the sandbox, so the shell finds it by name
 	// (tty, ssh, sudo); a host pty where the sandbox has no /dev/pts.

@@ -16,11 +16,16 @@ const (
 // architectures are little-endian, so the low word comes first.
 func argLow(i int) uint32 { return offArgs + 8*uint32(i) }
 
+// argHigh returns the offset of the high 32 bits of args[i], for the one
+// check that must see a whole pointer (sendto's destination address).
+func argHigh(i int) uint32 { return argLow(i) + 4 }
+
 // Filter return values (include/uapi/linux/seccomp.h) and the errnos used.
 const (
 	retKillProcess = 0x80000000
 	retErrno       = 0x00050000 // | errno in the low 16 bits
 	retAllow       = 0x7fff0000
+	retUserNotif   = 0x7fc00000 // SECCOMP_RET_USER_NOTIF: the supervisor decides
 
 	errnoEPERM  = 1
 	errnoENOSYS = 38

@@ -62,12 +62,51 @@ func checkSocketpair(a *asm, _ Options) {
 
 // checkSendFlags refuses MSG_FASTOPEN in the flags argument arg: a TCP Fast
 // Open send connects without the connect syscall, bypassing Landlock's
-// connect hook.
-func checkSendFlags(arg int) func(a *asm, _ Options) {
-	return func(a *asm, _ Options) {
+// connect hook. With opts.SuperviseSockets the rest goes to the supervisor:
+// sendmsg and sendmmsg carry their destination in memory the filter cannot
+// read.
+func checkSendFlags(arg int) func(a *asm, opts Options) {
+	return func(a *asm, opts Options) {
 		a.load(argLow(arg))
-		a.jump(bpf.JumpBitsSet, msgFastopen, toEPERM, toAllow)
+		a.jump(bpf.JumpBitsSet, msgFastopen, toEPERM, supervised(opts))
 	}
+}
+
+// supervised is where a socket call goes once its other checks passed: to
+// the supervisor when opts.SuperviseSockets, else allowed.
+func supervised(opts Options) string {
+	if opts.SuperviseSockets {
+		return toNotify
+	}
+	return toAllow
+}
+
+// checkConnect hands connect to the supervisor with opts.SuperviseSockets:
+// Landlock (ABI 7 and before) does not mediate connect on a path Unix
+// socket, and the address sits in memory the filter cannot read.
+func checkConnect(a *asm, opts Options) {
+	if opts.SuperviseSockets {
+		a.ret(retUserNotif)
+		return
+	}
+	a.ret(retAllow)
+}
+
+// checkSendto refuses MSG_FASTOPEN (see checkSendFlags) and, with
+// opts.SuperviseSockets, hands a sendto with a destination address (arg4
+// not NULL, all 64 bits of the pointer compared) to the supervisor; the
+// plain send of a connected socket, the common case, stays in the kernel.
+func checkSendto(a *asm, opts Options) {
+	a.load(argLow(3))
+	if !opts.SuperviseSockets {
+		a.jump(bpf.JumpBitsSet, msgFastopen, toEPERM, toAllow)
+		return
+	}
+	a.jump(bpf.JumpBitsSet, msgFastopen, toEPERM, "")
+	a.load(argLow(4))
+	a.jump(bpf.JumpEqual, 0, "", toNotify)
+	a.load(argHigh(4))
+	a.jump(bpf.JumpEqual, 0, toAllow, toNotify)
 }
 
 // checkSetsockopt refuses TCP_FASTOPEN_CONNECT at level IPPROTO_TCP (which

@@ -17,7 +17,10 @@
 //  4. fails a fixed list of dangerous syscalls with EPERM (see policy.go);
 //  5. checks the arguments of clone, unshare, ioctl, socket, socketpair,
 //     sendto, sendmsg, sendmmsg and setsockopt (see checks.go);
-//  6. allows everything else.
+//  6. with Options.SuperviseSockets, returns SECCOMP_RET_USER_NOTIF for
+//     connect, sendto with a destination address, sendmsg and sendmmsg, so
+//     that a supervisor holding the listener (InstallListener) decides them;
+//  7. allows everything else.
 //
 // Argument checks compare only the low 32 bits of an argument: every checked
 // argument is an int or unsigned int (or, for clone, truncated with

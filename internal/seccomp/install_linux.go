@@ -45,3 +45,33 @@ func Install(filter []unix.SockFilter) error {
 	}
 	return nil
 }
+
+// InstallListener is Install with SECCOMP_FILTER_FLAG_NEW_LISTENER and
+// SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV: it returns the listener
+// (close-on-exec) on which the calls the filter hands to the supervisor
+// arrive (SECCOMP_IOCTL_NOTIF_RECV). Once the supervisor has received a
+// call, only a fatal signal interrupts the caller, so a call the
+// supervisor carries out is never restarted and carried out twice. The
+// kernel allows one listener per filter chain.
+func InstallListener(filter []unix.SockFilter) (int, error) {
+	if len(filter) == 0 || len(filter) > maxInsns {
+		return -1, fmt.Errorf("seccomp: install: program has %d instructions, want 1 to %d", len(filter), maxInsns)
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
+		unix.SECCOMP_FILTER_FLAG_NEW_LISTENER|unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, uintptr(unsafe.Pointer(&prog)))
+	if errno != 0 {
+		return -1, fmt.Errorf("seccomp: install with listener: %w", errno)
+	}
+	return int(fd), nil
+}
+
+// ListenerSupported reports whether the kernel accepts the flags
+// InstallListener uses, without installing anything: with a NULL program
+// the kernel checks the flags first (EINVAL when it does not know them)
+// and then fails to copy the program (EFAULT).
+func ListenerSupported() bool {
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
+		unix.SECCOMP_FILTER_FLAG_NEW_LISTENER|unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, 0)
+	return errno == unix.EFAULT
+}

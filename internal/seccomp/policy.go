@@ -5,6 +5,7 @@ const (
 	toAllow  = "allow"
 	toEPERM  = "eperm"
 	toENOSYS = "enosys"
+	toNotify = "notify"
 )
 
 // A rule decides one syscall: either it jumps straight to a shared return
@@ -28,7 +29,8 @@ var rules = []rule{
 	{name: "ioctl", check: checkIoctl},
 	{name: "socket", check: checkSocket},
 	{name: "socketpair", check: checkSocketpair},
-	{name: "sendto", check: checkSendFlags(3)},
+	{name: "connect", check: checkConnect},
+	{name: "sendto", check: checkSendto},
 	{name: "sendmsg", check: checkSendFlags(2)},
 	{name: "sendmmsg", check: checkSendFlags(3)},
 	{name: "setsockopt", check: checkSetsockopt},

@@ -14,6 +14,13 @@ type Options struct {
 	// type. When false (the zero value) every AF_INET and AF_INET6 socket
 	// fails with EPERM.
 	AllowInetStream bool
+	// SuperviseSockets hands every call that can name a Unix socket's
+	// address to the supervisor (SECCOMP_RET_USER_NOTIF): connect,
+	// sendto with a destination address, sendmsg and sendmmsg. The
+	// filter must then be installed with a listener (InstallListener).
+	// When false (the zero value) those calls are allowed, MSG_FASTOPEN
+	// and TCP_FASTOPEN_CONNECT aside.
+	SuperviseSockets bool
 }
 
 // maxInsns is BPF_MAXINSNS, the kernel's limit on a classic BPF program.
@@ -63,6 +70,10 @@ func Build(arch Arch, opts Options) ([]bpf.Instruction, error) {
 		r.check(&a, opts)
 	}
 
+	if opts.SuperviseSockets {
+		a.label(toNotify)
+		a.ret(retUserNotif)
+	}
 	a.label(toENOSYS)
 	a.ret(retErrno | errnoENOSYS)
 	a.label(toEPERM)

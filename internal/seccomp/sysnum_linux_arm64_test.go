@@ -12,6 +12,7 @@ func TestSysnumsARM64(t *testing.T) {
 	want := map[string]uint32{
 		"ioctl":             unix.SYS_IOCTL,
 		"socket":            unix.SYS_SOCKET,
+		"connect":           unix.SYS_CONNECT,
 		"sendto":            unix.SYS_SENDTO,
 		"sendmsg":           unix.SYS_SENDMSG,
 		"socketpair":        unix.SYS_SOCKETPAIR,

@@ -14,6 +14,7 @@ var aarch64Table = sysTable{
 		"unshare":    97,
 		"socket":     198,
 		"socketpair": 199,
+		"connect":    203,
 		"sendto":     206,
 		"setsockopt": 208,
 		"sendmsg":    211,

@@ -45,7 +45,7 @@ func TestArm64Numbers(t *testing.T) {
 		"acct": 89, "personality": 92, "unshare": 97, "kexec_load": 104,
 		"init_module": 105, "delete_module": 106, "clock_settime": 112,
 		"syslog": 116, "ptrace": 117, "reboot": 142, "settimeofday": 170,
-		"adjtimex": 171, "socket": 198, "socketpair": 199, "sendto": 206,
+		"adjtimex": 171, "socket": 198, "socketpair": 199, "connect": 203, "sendto": 206,
 		"setsockopt": 208, "sendmsg": 211, "add_key": 217, "request_key": 218,
 		"keyctl": 219, "clone": 220, "swapon": 224, "swapoff": 225,
 		"perf_event_open": 241, "fanotify_init": 262, "name_to_handle_at": 264,

@@ -11,6 +11,7 @@ var x86Table = sysTable{
 		// Argument-checked and ENOSYS.
 		"ioctl":        16,
 		"socket":       41,
+		"connect":      42,
 		"sendto":       44,
 		"sendmsg":      46,
 		"socketpair":   53,

@@ -57,6 +57,7 @@ const (
 	wantEPERM  = retErrno | 1
 	wantENOSYS = retErrno | 38
 	wantKill   = retKillProcess
+	wantNotify = retUserNotif
 
 	auditI386 = 0x40000003
 	auditARM  = 0x40000028
@@ -89,6 +90,7 @@ type vmCase struct {
 	only  Arch    // run on this arch only; "" means both
 	args  [6]uint64
 	inet  bool // Options.AllowInetStream
+	sup   bool // Options.SuperviseSockets
 	want  uint32
 }
 
@@ -179,6 +181,32 @@ func vmCases() []vmCase {
 		{name: "amd64 data", sys: "read", audit: auditArchX86_64, only: ARM64, want: wantKill},
 		{name: "aarch64 data", sys: "read", audit: auditArchAARCH64, only: AMD64, want: wantKill},
 		{name: "inet: i386 socket", inet: true, sys: "socket", audit: auditI386, args: [6]uint64{afInet, sockStream}, want: wantKill},
+
+		// Socket supervision: every call that can name a Unix socket's
+		// address goes to the supervisor, and only those.
+		{name: "connect unsupervised", sys: "connect", args: [6]uint64{3, 0x1000, 110}, want: wantAllow},
+		{name: "inet: connect unsupervised", inet: true, sys: "connect", args: [6]uint64{3, 0x1000, 16}, want: wantAllow},
+		{name: "sup: connect", sup: true, sys: "connect", args: [6]uint64{3, 0x1000, 110}, want: wantNotify},
+		{name: "sup: connect NULL", sup: true, sys: "connect", args: [6]uint64{3, 0, 0}, want: wantNotify},
+		{name: "sup inet: connect", sup: true, inet: true, sys: "connect", args: [6]uint64{3, 0x1000, 16}, want: wantNotify},
+		{name: "sup: sendto no address", sup: true, sys: "sendto", args: [6]uint64{3, 0x1000, 10, 0, 0, 0}, want: wantAllow},
+		{name: "sup: sendto no address, length set", sup: true, sys: "sendto", args: [6]uint64{3, 0x1000, 10, msgDontwait, 0, 110}, want: wantAllow},
+		{name: "sup: sendto address", sup: true, sys: "sendto", args: [6]uint64{3, 0x1000, 10, 0, 0x2000, 110}, want: wantNotify},
+		{name: "sup: sendto address, length 0", sup: true, sys: "sendto", args: [6]uint64{3, 0x1000, 10, 0, 0x2000, 0}, want: wantNotify},
+		{name: "sup: sendto address in high word only", sup: true, sys: "sendto", args: [6]uint64{3, 0x1000, 10, 0, 0x7fff << 32, 110}, want: wantNotify},
+		{name: "sup: sendto FASTOPEN", sup: true, sys: "sendto", args: [6]uint64{3, 0x1000, 10, msgFastopen, 0x2000, 16}, want: wantEPERM},
+		{name: "sup: sendto FASTOPEN no address", sup: true, sys: "sendto", args: [6]uint64{3, 0x1000, 10, msgFastopen, 0, 0}, want: wantEPERM},
+		{name: "sup: sendmsg", sup: true, sys: "sendmsg", args: [6]uint64{3, 0x1000, 0}, want: wantNotify},
+		{name: "sup: sendmsg FASTOPEN", sup: true, sys: "sendmsg", args: [6]uint64{3, 0x1000, msgFastopen}, want: wantEPERM},
+		{name: "sup: sendmmsg", sup: true, sys: "sendmmsg", args: [6]uint64{3, 0x1000, 1, 0}, want: wantNotify},
+		{name: "sup: sendmmsg FASTOPEN", sup: true, sys: "sendmmsg", args: [6]uint64{3, 0x1000, 1, msgFastopen}, want: wantEPERM},
+		{name: "sup inet: sendmsg", sup: true, inet: true, sys: "sendmsg", args: [6]uint64{3, 0x1000, 0}, want: wantNotify},
+		{name: "sup: write", sup: true, sys: "write", args: [6]uint64{3, 0x1000, 10}, want: wantAllow},
+		{name: "sup: socket unix", sup: true, sys: "socket", args: [6]uint64{afUnix, sockDgram}, want: wantAllow},
+		{name: "sup: socket inet", sup: true, sys: "socket", args: [6]uint64{afInet, sockStream}, want: wantEPERM},
+		{name: "sup inet: socket inet", sup: true, inet: true, sys: "socket", args: [6]uint64{afInet, sockStream}, want: wantAllow},
+		{name: "sup: ptrace", sup: true, sys: "ptrace", want: wantEPERM},
+		{name: "sup: i386 connect", sup: true, nr: nrOf(362), audit: auditI386, want: wantKill},
 	}
 
 	for _, f := range []uint64{cloneNewNS, cloneNewCgroup, cloneNewUTS, cloneNewIPC, cloneNewUser, cloneNewPID, cloneNewNet} {
@@ -225,22 +253,33 @@ func vmCases() []vmCase {
 	for _, s := range []string{"iopl", "ioperm", "uselib", "modify_ldt"} {
 		cs = append(cs, vmCase{name: s, sys: s, only: AMD64, want: wantEPERM})
 	}
+	// Supervision changes nothing but the calls it hands over.
+	handed := map[string]bool{"connect": true, "sendmsg": true, "sendmmsg": true}
+	for _, c := range cs {
+		if !c.sup && !handed[c.sys] {
+			c.sup, c.name = true, "sup same: "+c.name
+			cs = append(cs, c)
+		}
+	}
 	return cs
 }
 
 func TestProgramVM(t *testing.T) {
 	for _, arch := range []Arch{AMD64, ARM64} {
-		vms := map[bool]*bpf.VM{}
+		vms := map[Options]*bpf.VM{}
 		for _, inet := range []bool{false, true} {
-			prog, err := Build(arch, Options{AllowInetStream: inet})
-			if err != nil {
-				t.Fatal(err)
+			for _, sup := range []bool{false, true} {
+				opts := Options{AllowInetStream: inet, SuperviseSockets: sup}
+				prog, err := Build(arch, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				vm, err := bpf.NewVM(prog)
+				if err != nil {
+					t.Fatalf("%s: NewVM: %v", arch, err)
+				}
+				vms[opts] = vm
 			}
-			vm, err := bpf.NewVM(prog)
-			if err != nil {
-				t.Fatalf("%s: NewVM: %v", arch, err)
-			}
-			vms[inet] = vm
 		}
 		for _, c := range vmCases() {
 			if c.only != "" && c.only != arch {
@@ -256,7 +295,7 @@ func TestProgramVM(t *testing.T) {
 					tab, _ := arch.table()
 					audit = tab.audit
 				}
-				got, err := vms[c.inet].Run(seccompData(*nr, audit, c.args))
+				got, err := vms[Options{AllowInetStream: c.inet, SuperviseSockets: c.sup}].Run(seccompData(*nr, audit, c.args))
 				if err != nil {
 					t.Fatal(err)
 				}

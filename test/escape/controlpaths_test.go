@@ -11,6 +11,7 @@ package escape_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,7 +73,7 @@ func (f *repoFixture) changed(placeholders bool) []string {
 		if now == f.before[p] {
 			continue
 		}
-		if placeholders && f.before[p] == "<absent>" && (now == "<dir >" || now == "") {
+		if placeholders && f.before[p] == "<absent>" && (now == "<dir .moat-placeholder>" || strings.HasPrefix(now, "# moat placeholder ")) {
 			continue
 		}
 		out = append(out, p+": "+abbrev(f.before[p])+" -> "+abbrev(now))
@@ -281,10 +282,11 @@ func TestControlPathsGitProtected(t *testing.T) {
 	}
 }
 
-// A supplied working directory that is not a repository cannot be made one:
-// git init, mkdir .git and a .git file all fail, and nothing is left on the
-// host after Close. Controls: the same scripts succeed in an automatic
-// working directory and on the host.
+// A supplied working directory that is not a repository gets no placeholder
+// (an empty .git breaks go build), so git init, mkdir .git, a .git file or
+// link succeed during the run; Close moves what was made aside, so that no
+// repository is left, and reports it. Controls: the same scripts succeed
+// in an automatic working directory and on the host.
 func TestControlPathsNoNewRepository(t *testing.T) {
 	t.Parallel()
 	need(t, "git", "python3")
@@ -310,14 +312,18 @@ func TestControlPathsNoNewRepository(t *testing.T) {
 			if err := sb.Close(); err != nil {
 				t.Errorf("Close: %v", err)
 			}
-			if stdoutLine(r, "ATTACK-OK") {
-				t.Errorf("the sandbox created .git in a supplied working directory: %s", r)
+			if !stdoutLine(r, "ATTACK-OK") {
+				t.Fatalf("control: the script failed in the sandbox, so Close has nothing to find: %s", r)
 			}
 			if exists(filepath.Join(w, ".git")) {
 				t.Errorf("after Close %s/.git exists: %s", w, snapshot(filepath.Join(w, ".git")))
 			}
-			if after := snapshot(w); after != before {
-				t.Errorf("after Close the working directory is %s, was %s", after, before)
+			moved, _ := filepath.Glob(filepath.Join(w, ".git.moat-quarantine-*"))
+			if len(moved) != 1 {
+				t.Errorf("after Close the working directory is %s (was %s): want the sandbox's .git moved aside", snapshot(w), before)
+			}
+			if !refused(sb, "git-control", filepath.Join(w, ".git")) {
+				t.Errorf("Refusals does not name %s/.git: %v", w, sb.Refusals())
 			}
 			// Controls.
 			if c := sh(t, newSandbox(t, moat.Config{}), a.script); !stdoutLine(c, "ATTACK-OK") {
@@ -433,4 +439,9 @@ func TestControlPathsMoatPolicy(t *testing.T) {
 			})
 		})
 	}
+}
+
+// refused reports whether sb's refusals hold one of kind about subject.
+func refused(sb *moat.Sandbox, kind, subject string) bool {
+	return slices.ContainsFunc(sb.Refusals(), func(r moat.Refusal) bool { return r.Kind == kind && r.Subject == subject })
 }

@@ -288,6 +288,13 @@ func TestRedirectSymlinkToSSH(t *testing.T) {
 			t.Fatalf("permissive could not plant the link in /tmp, so the probe proves nothing: %s", r)
 		}
 		mustNotContain(t, r, secret)
-		mustContain(t, hostSh(t, "cat "+l+"/"+keyName), secret) // control
+		// The sandbox's /tmp is its own: the link never reached the host's.
+		if exists(l) {
+			t.Errorf("a link planted in the sandbox's /tmp appeared in the host's")
+		}
+		// Control: the same link, planted on the host, opens the key there.
+		hl := l + "-host"
+		t.Cleanup(func() { os.Remove(hl) })
+		mustContain(t, hostSh(t, "ln -s "+ssh+" "+hl+" && cat "+hl+"/"+keyName), secret)
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/moat-sandbox/moat"
@@ -167,5 +168,61 @@ if not addr.startswith("\0"):
 			}
 			mustContain(t, r, "own-unix-pong")
 		})
+	}
+}
+
+// TestUnixSocketHostSocketPassedIn: a Unix socket the host created (so in
+// the host's network namespace) and passed in with ExtraFiles cannot be
+// connected from the sandbox to the host's abstract sockets nor to a host
+// path socket: the socket guard carries out connect() itself and looks an
+// abstract name up only for sockets of the sandbox's own namespace.
+func TestUnixSocketHostSocketPassedIn(t *testing.T) {
+	t.Parallel()
+	tag := strconv.Itoa(os.Getpid())
+	abstract := "@moat-passed-in-" + tag
+	accepted := unixAgent(t, abstract)
+	dir := agentDir(t, filepath.Join(os.TempDir(), "moat-passed-in-"+tag), 0o755, "agent.sock")
+	pathAccepted := unixAgent(t, dir)
+	sb := newSandbox(t, readGrant(t, moat.Config{}, filepath.Dir(dir)))
+	prog := `
+import socket, sys
+for addr in sys.argv[1:]:
+    a = "\0" + addr[1:] if addr.startswith("@") else addr
+    def conn():
+        s = socket.socket(fileno=3)
+        s.settimeout(5)
+        s.connect(a)
+        return s.recv(32).decode()
+    probe(addr.startswith("@") and "abstract" or "path", conn)
+`
+	for _, addr := range []string{abstract, dir} {
+		fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := os.NewFile(uintptr(fd), "host-socket")
+		c := sb.Command("python3", "-c", withPy(prog), addr)
+		c.ExtraFiles = []*os.File{f}
+		r := runCmd(c)
+		f.Close()
+		m := probes(r)
+		if len(m) != 1 {
+			t.Fatalf("%s: probe printed %v: %s", addr, m, r)
+		}
+		for name, v := range m {
+			if isOK(v) {
+				t.Errorf("%s: a host socket passed in reached %s: %s", name, addr, v)
+			}
+		}
+	}
+	if n, p := accepted.Load(), pathAccepted.Load(); n != 0 || p != 0 {
+		t.Fatalf("host sockets accepted %d (abstract) and %d (path) connections", n, p)
+	}
+	// Positive control: the same kind of socket, on the host, connects.
+	for _, addr := range []string{abstract, dir} {
+		host := pyHost(t, nil, unixProbe, addr)
+		if v := verdict(t, probes(host), "connect", host); v != "OK agent-pong" {
+			t.Fatalf("control: the host could not reach %s: %s", addr, v)
+		}
 	}
 }

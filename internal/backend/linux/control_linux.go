@@ -1,20 +1,43 @@
 package linux
 
 import (
-	"bufio"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/gitguard"
 )
 
 // Control paths are what lets code written into a project run later,
 // outside the sandbox: git hooks, git configuration (core.fsmonitor,
-// core.hooksPath, filters), and moat's own .moat-* files. Inside the
-// working directory and every writable grant they are bound read-only over
-// the writable tree. Landlock cannot take write back inside a writable
-// tree, so this needs the mount namespace.
+// core.hooksPath, filters), whatever redirects git to other hooks and
+// configuration, and moat's own .moat-* files. Inside the working
+// directory and every writable grant, those that exist at start are bound
+// read-only over the writable tree. Landlock cannot take write back inside
+// a writable tree, so this needs the mount namespace.
+//
+// Bound read-only, for every git directory found (a .git directory, the
+// target of a .git file, a bare repository, the place itself when it is
+// one, submodules under modules/, worktrees under worktrees/): hooks/,
+// config, config.worktree, commondir, gitdir, info/ (attributes select
+// filter and diff drivers), the .git file itself, and every file that
+// include.path or includeIf.*.path names inside a writable place. See
+// internal/gitguard for why this is the whole list and why working-tree
+// files (.gitattributes, .gitmodules) are not in it.
+//
+// What does not exist at start cannot be bound, and nothing stops its
+// creation: a new repository in a subdirectory, a commondir or info/ added
+// to an existing git directory. Those are the close-time check's
+// (internal/gitguard, run by Sandbox.Close): moved aside and reported. The
+// only placeholders are an empty hooks/ and config in a repository that
+// lacks them, so that the most common two cannot be created during the
+// run; each carries a marker naming its owner, and a later run sweeps
+// those whose owner is dead. A place that is not a repository gets no
+// placeholder .git: an empty .git breaks every tool that stamps version
+// control information (go build).
 
 // repoScanDepth is how deep below a writable place nested repositories
 // (vendored checkouts, submodules) are looked for.
@@ -34,6 +57,7 @@ type controlPlan struct {
 	// one (mv .git .git-old, then a fresh .git with hooks) fails with EBUSY.
 	pins    []string
 	created []string // placeholders, removed by cleanup (deepest first)
+	marker  string   // the line each placeholder file holds
 	// links are .git entries that are symbolic links: what they lead to
 	// is protected, but a mount cannot pin a link, so the sandbox could
 	// replace it with a repository of its own.
@@ -41,10 +65,9 @@ type controlPlan struct {
 }
 
 // planControlPaths finds the control paths of each writable place and
-// creates placeholders for the missing ones: an empty .git/hooks and
-// .git/config in a repository that lacks them, and an empty .git in a
-// place that is not a repository, so that none can be created during the
-// run. Placeholders are removed by cleanup.
+// creates placeholders for the missing hooks/ and config of a repository,
+// so that they cannot be created during the run. Placeholders are removed
+// by cleanup.
 func planControlPaths(places []string) (*controlPlan, error) {
 	cp := &controlPlan{places: places}
 	seen := map[string]bool{}
@@ -71,22 +94,21 @@ func (cp *controlPlan) place(w string, seen map[string]bool) error {
 			cp.add(filepath.Join(w, e.Name()), seen)
 		}
 	}
-	git := filepath.Join(w, ".git")
-	if _, err := os.Lstat(git); os.IsNotExist(err) {
-		// Not a repository: nothing may become one here.
-		if err := os.Mkdir(git, 0o755); err != nil {
-			return err
-		}
-		cp.created = append(cp.created, git)
-		cp.add(git, seen)
-		seen[git] = true // an empty placeholder, not a repository
-	}
 	budget := repoScanEntries
 	return cp.findRepos(w, repoScanDepth, &budget, seen)
 }
 
 // findRepos protects every repository at dir or below it, down to depth.
 func (cp *controlPlan) findRepos(dir string, depth int, budget *int, seen map[string]bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	if gitguard.LooksLikeGitDir(entries) {
+		// A bare repository (the place itself, say, where a push runs
+		// hooks/pre-receive) or a separate git directory.
+		return cp.gitDir(dir, seen)
+	}
 	git := filepath.Join(dir, ".git")
 	if fi, err := os.Lstat(git); err == nil {
 		switch {
@@ -110,10 +132,6 @@ func (cp *controlPlan) findRepos(dir string, depth int, budget *int, seen map[st
 	if depth == 0 {
 		return nil
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
 	*budget -= len(entries)
 	if *budget < 0 {
 		return nil
@@ -128,9 +146,10 @@ func (cp *controlPlan) findRepos(dir string, depth int, budget *int, seen map[st
 	return nil
 }
 
-// gitDir protects the hooks and configuration of the git directory g (and
-// of its submodules' git directories under g/modules), creating an empty
-// hooks directory and config file where they are missing.
+// gitDir protects the control paths of the git directory g and of the git
+// directories it leads to (its commondir, worktrees/*, modules/*),
+// creating a marked, empty hooks directory and config file where a
+// repository's own (not a linked worktree's) are missing.
 func (cp *controlPlan) gitDir(g string, seen map[string]bool) error {
 	if seen[g] {
 		return nil
@@ -139,40 +158,44 @@ func (cp *controlPlan) gitDir(g string, seen map[string]bool) error {
 	if fi, err := os.Stat(g); err != nil || !fi.IsDir() {
 		return nil
 	}
+	common := readGitPointer(filepath.Join(g, "commondir"), g, false)
 	if !cp.inPlace(g) {
 		// Outside every writable place the sandbox cannot write it; a
 		// worktree's shared directory may still lie inside one.
-		if common := readGitPointer(filepath.Join(g, "commondir"), g, false); common != "" {
+		if common != "" {
 			return cp.gitDir(common, seen)
 		}
 		return nil
 	}
-	hooks := filepath.Join(g, "hooks")
-	if _, err := os.Lstat(hooks); os.IsNotExist(err) {
-		if err := os.Mkdir(hooks, 0o755); err != nil {
+	// Placeholders only in a real repository's own git directory: not in
+	// a linked worktree's (its hooks and config are the common one's),
+	// nor in something without HEAD that git would not take for one.
+	if !exists(filepath.Join(g, "commondir")) && exists(filepath.Join(g, "HEAD")) {
+		if err := cp.placeholders(g); err != nil {
 			return err
 		}
-		cp.created = append(cp.created, hooks)
 	}
-	cp.add(hooks, seen)
+	for _, name := range []string{"hooks", "config", "config.worktree", "commondir", "gitdir", "info"} {
+		if p := filepath.Join(g, name); exists(p) {
+			cp.add(p, seen)
+		}
+	}
 	for _, name := range []string{"config", "config.worktree"} {
-		cfg := filepath.Join(g, name)
-		_, err := os.Lstat(cfg)
-		if os.IsNotExist(err) && name == "config" {
-			if err := os.WriteFile(cfg, nil, 0o644); err != nil {
-				return err
-			}
-			cp.created = append(cp.created, cfg)
-			err = nil
-		}
-		if err == nil {
-			cp.add(cfg, seen)
-		}
+		cp.includes(filepath.Join(g, name), seen, 0)
 	}
 	// A worktree's git directory shares hooks and config with the main one.
-	if common := readGitPointer(filepath.Join(g, "commondir"), g, false); common != "" {
+	if common != "" {
 		if err := cp.gitDir(common, seen); err != nil {
 			return err
+		}
+	}
+	if entries, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
+		for _, e := range entries {
+			if e.IsDir() {
+				if err := cp.gitDir(filepath.Join(g, "worktrees", e.Name()), seen); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return filepath.WalkDir(filepath.Join(g, "modules"), func(p string, d fs.DirEntry, err error) error {
@@ -189,6 +212,35 @@ func (cp *controlPlan) gitDir(g string, seen map[string]bool) error {
 		}
 		return nil
 	})
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// includes protects the files that the config file names with include.path
+// or includeIf.*.path, where they lie in a writable place, and the files
+// those include in turn.
+func (cp *controlPlan) includes(file string, seen map[string]bool, level int) {
+	fi, err := os.Lstat(file)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 || level >= 10 {
+		return
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return
+	}
+	home, _ := os.UserHomeDir()
+	for _, inc := range gitguard.ParseIncludes(b) {
+		p, ok := gitguard.ResolveInclude(file, inc, home)
+		if !ok || !cp.inPlace(p) || !exists(p) || seen["inc:"+p] {
+			continue
+		}
+		seen["inc:"+p] = true
+		cp.add(p, seen)
+		cp.includes(p, seen, level+1)
+	}
 }
 
 // gitFile follows a .git file ("gitdir: PATH", made by worktrees and
@@ -209,19 +261,18 @@ func readGitPointer(file, base string, prefixed bool) string {
 		return ""
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	if !sc.Scan() {
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
 		return ""
 	}
-	line := strings.TrimSpace(sc.Text())
+	var line string
+	var ok bool
 	if prefixed {
-		var ok bool
-		if line, ok = strings.CutPrefix(line, "gitdir:"); !ok {
-			return ""
-		}
-		line = strings.TrimSpace(line)
+		line, ok = gitguard.ParseGitFile(b)
+	} else {
+		line, ok = gitguard.ParseCommondir(b)
 	}
-	if line == "" {
+	if !ok {
 		return ""
 	}
 	if !filepath.IsAbs(line) {
@@ -261,8 +312,8 @@ func (cp *controlPlan) add(p string, seen map[string]bool) {
 // mount point).
 func (cp *controlPlan) isPlace(p string) bool { return slices.Contains(cp.places, p) }
 
-// cleanup removes the placeholders that are still empty, deepest first;
-// anything the host wrote into one meanwhile is kept.
+// cleanup removes the placeholders that still hold only their marker,
+// deepest first; anything the host wrote into one meanwhile is kept.
 func (cp *controlPlan) cleanup() {
 	if cp == nil {
 		return
@@ -273,8 +324,12 @@ func (cp *controlPlan) cleanup() {
 		if err != nil {
 			continue
 		}
-		if fi.IsDir() || fi.Size() == 0 {
+		if fi.IsDir() {
 			_ = os.Remove(p) // fails, harmlessly, on a non-empty directory
+			continue
+		}
+		if b, ok := readSmall(p); ok && string(b) == cp.marker {
+			_ = os.Remove(p)
 		}
 	}
 	cp.created = nil

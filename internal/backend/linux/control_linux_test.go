@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -31,9 +32,23 @@ func TestPlanControlPaths(t *testing.T) {
 		{"repository", map[string]string{".git/HEAD": "ref", ".git/config": "[core]", ".git/hooks/": "/", "a.txt": "x"},
 			[]string{".git/hooks", ".git/config"}, nil, false},
 		{"repository without hooks or config", map[string]string{".git/HEAD": "ref"},
-			[]string{".git/hooks", ".git/config"}, []string{".git/hooks", ".git/config"}, false},
-		{"not a repository", map[string]string{"a.txt": "x"},
-			[]string{".git"}, []string{".git"}, false},
+			[]string{".git/hooks", ".git/config"}, []string{".git/hooks", ".git/hooks/" + placeholderMarker, ".git/config"}, false},
+		// No placeholder .git: it breaks go build's VCS stamping; a
+		// repository created during the run is the close-time check's.
+		{"not a repository", map[string]string{"a.txt": "x"}, nil, nil, false},
+		{"redirects and attributes", map[string]string{".git/HEAD": "ref", ".git/config": "[include]\n\tpath = ../inc.cfg\n[includeIf \"onbranch:x\"]\n\tpath = if.cfg\n",
+			".git/hooks/": "/", ".git/commondir": ".", ".git/info/attributes": "* filter=x", ".git/config.worktree": "c",
+			"inc.cfg": "[core]", ".git/if.cfg": "[core]"},
+			[]string{".git/hooks", ".git/config", ".git/commondir", ".git/info", ".git/config.worktree", "inc.cfg", ".git/if.cfg"}, nil, false},
+		{"bare repository as the place", map[string]string{"HEAD": "ref", "objects/": "/", "refs/": "/", "config": "[core]\n\tbare = true\n", "hooks/": "/"},
+			[]string{"hooks", "config"}, nil, false},
+		{"bare repository without hooks", map[string]string{"HEAD": "ref", "objects/": "/", "refs/": "/", "config": "c"},
+			[]string{"hooks", "config"}, []string{"hooks", "hooks/" + placeholderMarker}, false},
+		{"nested bare repository", map[string]string{"a.txt": "x", "srv/r.git/HEAD": "ref", "srv/r.git/objects/": "/", "srv/r.git/refs/": "/", "srv/r.git/config": "c", "srv/r.git/hooks/": "/"},
+			[]string{"srv/r.git/hooks", "srv/r.git/config"}, nil, false},
+		{"worktree admin directories", map[string]string{".git/HEAD": "ref", ".git/config": "c", ".git/hooks/": "/",
+			".git/worktrees/wt/HEAD": "ref", ".git/worktrees/wt/commondir": "../..", ".git/worktrees/wt/gitdir": "/x/.git", ".git/worktrees/wt/config.worktree": "c"},
+			[]string{".git/worktrees/wt/commondir", ".git/worktrees/wt/gitdir", ".git/worktrees/wt/config.worktree"}, nil, false},
 		{"moat control files", map[string]string{".moat-policy": "p", ".git/HEAD": "ref", ".git/config": "c", ".git/hooks/": "/"},
 			[]string{".moat-policy", ".git/hooks", ".git/config"}, nil, false},
 		{"submodule git directories", map[string]string{".git/HEAD": "ref", ".git/config": "c", ".git/hooks/": "/",
@@ -62,6 +77,11 @@ func TestPlanControlPaths(t *testing.T) {
 			for _, rel := range tt.created {
 				if !slices.Contains(cp.created, filepath.Join(w, rel)) {
 					t.Errorf("%s: no placeholder recorded; created: %q", rel, cp.created)
+				}
+			}
+			for _, p := range cp.created {
+				if !slices.Contains(tt.created, strings.TrimPrefix(p, w+"/")) {
+					t.Errorf("unexpected placeholder %s", p)
 				}
 			}
 			cp.cleanup()
@@ -134,9 +154,74 @@ func TestControlPathsGitLink(t *testing.T) {
 			t.Errorf("%s, behind the link, not protected: %q", p, cp.readOnly)
 		}
 	}
+	// A repository put in the link's place is the close-time check's,
+	// as any repository created during the run: reported, not missing.
 	e := &Engine{policy: Policy{WorkDir: w}, host: HostInfo{Seccomp: true, LandlockABI: 7}, control: cp}
 	e.configure(true)
-	if len(e.Missing()) == 0 {
-		t.Error("a .git link is not reported as missing protection")
+	for _, m := range e.Missing() {
+		if strings.HasPrefix(m, "control paths:") {
+			t.Errorf("missing: %s", m)
+		}
+	}
+	found := false
+	for _, l := range e.Layers() {
+		found = found || l.Name == "control-paths" && strings.Contains(l.Detail, "symbolic link")
+	}
+	if !found {
+		t.Errorf("the control-paths layer does not name the .git link: %v", e.Layers())
+	}
+}
+
+// A placeholder left by a run whose process is dead is swept by the next
+// plan; one whose owner runs, or a real hooks directory, is left alone.
+func TestControlPlaceholdersSweep(t *testing.T) {
+	dead := placeholderPrefix + "999999999 started 12345; removed when that run ends\n"
+	tests := []struct {
+		name      string
+		hooks     map[string]string // hooks/ content
+		config    string
+		wantHooks []string // hooks/ content afterwards, before cleanup
+		swept     bool     // config replaced by this run's own placeholder
+	}{
+		{"stale", map[string]string{placeholderMarker: dead}, dead, []string{placeholderMarker}, true},
+		{"owner alive", map[string]string{placeholderMarker: ownerLine()}, ownerLine(), []string{placeholderMarker}, false},
+		{"hooks with more", map[string]string{placeholderMarker: dead, "pre-commit": "#!/bin/sh\n"}, "[core]\n", []string{placeholderMarker, "pre-commit"}, false},
+		{"config that says more", map[string]string{}, dead + "[core]\n\tbare = false\n", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := t.TempDir()
+			g := filepath.Join(w, ".git")
+			os.MkdirAll(filepath.Join(g, "hooks"), 0o755)
+			os.WriteFile(filepath.Join(g, "HEAD"), []byte("ref"), 0o644)
+			for name, c := range tt.hooks {
+				os.WriteFile(filepath.Join(g, "hooks", name), []byte(c), 0o644)
+			}
+			os.WriteFile(filepath.Join(g, "config"), []byte(tt.config), 0o644)
+			cp, err := planControlPaths([]string{w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, _ := os.ReadDir(filepath.Join(g, "hooks"))
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if !slices.Equal(names, tt.wantHooks) {
+				t.Errorf("hooks/ holds %q, want %q", names, tt.wantHooks)
+			}
+			b, _ := os.ReadFile(filepath.Join(g, "config"))
+			if got := string(b) == ownerLine() && tt.config != ownerLine(); got != tt.swept {
+				t.Errorf("config %q: swept %v, want %v", b, got, tt.swept)
+			}
+			cp.cleanup()
+			if tt.swept {
+				if exists(filepath.Join(g, "config")) || exists(filepath.Join(g, "hooks")) {
+					t.Error("this run's placeholders outlived cleanup")
+				}
+			} else if !exists(filepath.Join(g, "config")) {
+				t.Error("cleanup removed a config it did not make")
+			}
+		})
 	}
 }

@@ -40,6 +40,26 @@ type Policy struct {
 	Home string
 	// AllowGPU exposes the GPU device nodes and driver files.
 	AllowGPU bool
+	// PrivateTmp and PrivateVarTmp are host directories of this sandbox
+	// alone that become its /tmp and /var/tmp with a mount namespace
+	// (without one, PrivateTmp is writable at its own path, for TMPDIR);
+	// PrivateHome is its HOME, writable at its own path. Empty means
+	// none. All three are writable and never executable.
+	PrivateTmp, PrivateVarTmp, PrivateHome string
+	// ExecWorkDir makes the working directory executable as well as
+	// writable (build mode); false keeps it never executable.
+	ExecWorkDir bool
+	// Scratch are directories that moat created for this sandbox alone and
+	// removes with it, which the sandbox may write and execute (build
+	// mode's GOTMPDIR). Nil means none. Unlike a grant, nothing there
+	// outlives the sandbox, so no control paths are kept in them.
+	Scratch []string
+
+	// Sockets are host Unix socket files the sandbox may connect to
+	// (Path, with Dev and Ino of the socket checked at configuration;
+	// Write and Exec unused). Nil means none: with the socket guard, only
+	// sockets the sandbox bound itself are reachable.
+	Sockets []Grant
 
 	// ProxyPort is the policy proxy's port; zero means no network at all.
 	// With a network namespace the proxy listens on 127.0.0.1:ProxyPort
@@ -48,6 +68,11 @@ type Policy struct {
 	// ServeProxy is given each listener the proxy must serve; it must not
 	// block. The engine closes the listeners.
 	ServeProxy func(net.Listener)
+	// DNSQuery, when set, is told each name the sandbox looks up through
+	// its resolv.conf, which a sandbox with a network namespace has point
+	// at a stub that answers "no such name" (dnsstub_linux.go). It must
+	// not block. Nil still runs the stub, so lookups fail at once.
+	DNSQuery func(name string)
 }
 
 // Isolation levels, as in the moat package.
@@ -96,6 +121,8 @@ type Engine struct {
 	gen     int          // bumped by configure: a zygote built before is stale
 	closed  bool
 	mu      sync.Mutex // guards everything above from ns on
+
+	cgReason string // why the sandbox has no cgroup, for the report; set by New
 
 	zmu     sync.Mutex // guards zyg and running; taken before mu
 	zyg     *zygote
@@ -161,7 +188,9 @@ func (e *Engine) configure(withNamespaces bool) {
 	e.gaps = nil
 	e.gen++
 	e.base = e.buildBaseSpec()
+	e.applySocketGuard(&e.base)
 	e.layers, e.missing = e.assess()
+	e.layers, e.missing = e.socketLayer(e.layers, e.missing)
 }
 
 // DisableNamespaces makes this engine run without namespaces from the next
@@ -237,16 +266,13 @@ func (e *Engine) Close() error {
 }
 
 func (e *Engine) setupCgroup() error {
-	if !e.host.Root {
-		return nil
-	}
 	lim := cgroup.Limits{MemoryBytes: e.policy.Limits.MemoryBytes, MaxProcs: e.policy.Limits.Processes}
 	g, err := cgroup.New("moat-"+e.policy.ID, lim)
 	if err != nil {
-		if errors.Is(err, cgroup.ErrUnavailable) {
-			return nil
-		}
-		if e.policy.BestEffort {
+		// Not root: a delegated v2 subtree is a bonus; without one the
+		// init's memory watch and the IPC limits hold, as reported.
+		if errors.Is(err, cgroup.ErrUnavailable) || !e.host.Root || e.policy.BestEffort {
+			e.cgReason = err.Error()
 			return nil
 		}
 		return fmt.Errorf("cgroup: %w", err)
@@ -261,6 +287,10 @@ func (e *Engine) ExecRoots() []string {
 		return []string{"/"} // the kernel refuses shared temp
 	}
 	roots := append(append([]string(nil), systemExec...), e.policy.HomeRead...)
+	roots = append(roots, e.policy.Scratch...)
+	if e.policy.ExecWorkDir {
+		roots = append(roots, e.policy.WorkDir)
+	}
 	for _, g := range e.policy.Grants {
 		if g.Exec {
 			roots = append(roots, g.Path)

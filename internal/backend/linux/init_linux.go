@@ -14,6 +14,7 @@ import (
 // builds the rest of the sandbox.
 type initStart struct {
 	sock        int
+	pid         int // the init's pid in the zygote's PID namespace, which the zygote must reap
 	memoryBytes int64
 }
 
@@ -32,7 +33,7 @@ func forkInit(initSock int, memoryBytes int64) (*initStart, error) {
 		return nil, err
 	}
 	defer unix.Close(null)
-	_, err = syscall.ForkExec("/proc/self/exe", []string{"moat-init"}, &syscall.ProcAttr{
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{"moat-init"}, &syscall.ProcAttr{
 		Env:   []string{HelperEnv + "=init"},
 		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(initSock), uintptr(pair[1])},
 		Sys: &syscall.SysProcAttr{
@@ -44,7 +45,7 @@ func forkInit(initSock int, memoryBytes int64) (*initStart, error) {
 		unix.Close(pair[0])
 		return nil, fmt.Errorf("start init: %w", err)
 	}
-	return &initStart{sock: pair[0], memoryBytes: memoryBytes}, nil
+	return &initStart{sock: pair[0], pid: pid, memoryBytes: memoryBytes}, nil
 }
 
 // namespace opens the sandbox's PID namespace, which needs its init to
@@ -99,6 +100,13 @@ func initMain() int {
 		_, _ = unix.Write(statusFD, []byte(fmt.Sprintf("mount /proc: %v", err)))
 		return 125
 	}
+	// The IPC namespace's limits are the sandbox user's to write (see
+	// newLimitedIPC); Landlock refuses it, and so does this mount.
+	if err := readOnlySysctl(stagingRoot + "/proc/sys"); err != nil {
+		_, _ = unix.Write(statusFD, []byte(fmt.Sprintf("read-only /proc/sys: %v", err)))
+		return 125
+	}
+	w.openShm(stagingRoot + "/dev/shm")
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	if err := dropCapabilities(); err != nil {
 		_, _ = unix.Write(statusFD, []byte(err.Error()))
@@ -119,10 +127,19 @@ func initMain() int {
 		if req.Sweep {
 			_ = unix.Kill(-1, unix.SIGKILL) // every process of the namespace but PID 1
 		}
-		if err := sendMessage(ctrlFD, initReply{MemoryExceeded: w.takeExceeded()}, nil); err != nil {
+		exceeded, detail := w.takeExceeded()
+		if err := sendMessage(ctrlFD, initReply{MemoryExceeded: exceeded, MemoryDetail: detail}, nil); err != nil {
 			return 0
 		}
 	}
+}
+
+// readOnlySysctl binds dir onto itself read-only.
+func readOnlySysctl(dir string) error {
+	if err := unix.Mount(dir, dir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	return unix.Mount("", dir, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
 }
 
 // reapForever reaps every child the init inherits: the commands' orphans.

@@ -1,7 +1,6 @@
 package linux
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,20 +12,22 @@ import (
 // sharedTempDirs are the host's shared temporary directories.
 var sharedTempDirs = []string{"/tmp", "/var/tmp"}
 
-// Limits of the scan that decides which entries of shared temp a sandbox at
-// the default level may read.
-const (
-	tempScanDepth   = 4
-	tempScanEntries = 2000
-)
+// tempFileLimit bounds how many of each shared temporary directory's
+// files a sandbox sees: each is one bind mount.
+const tempFileLimit = 256
 
-// sharedTempEntries lists the entries of the shared temporary directories
-// that the default level lets a sandbox read. Symbolic links are left out. Read-only mounts and Landlock
-// both let a process connect to a Unix socket it can reach by path, so an
-// entry that is a socket, or a directory holding one (an SSH or GPG agent,
-// tmux, X11), is left out, as is one too large to scan, and so are other
-// sandboxes' working directories. Entries that appear later are not
-// readable.
+// sharedTempEntries lists the files of the host's shared temporary
+// directories that a sandbox may read (at the default and permissive
+// levels): regular files only, directly in /tmp or /var/tmp, that anyone
+// may read. Never a directory, however empty: any directory the sandbox
+// can see live can grow a Unix socket later (tmux, an SSH or GPG agent,
+// X11), and neither a read-only mount nor Landlock stops connect() on one;
+// that also leaves out other sandboxes' working directories, whatever
+// their names. Never a symbolic link (anyone can plant one, and a rule on
+// it lands on what it points to), a socket, a FIFO or a device. Files
+// that only their owner may read (Kerberos ticket caches, X authority
+// files, mkstemp's files) are left out too: that mode is how a user says
+// "mine". Files created later are not seen.
 func sharedTempEntries(skip []string) []string {
 	var out []string
 	for _, dir := range sharedTempDirs {
@@ -34,51 +35,65 @@ func sharedTempEntries(skip []string) []string {
 		if err != nil {
 			continue
 		}
+		n := 0
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
-			if strings.HasPrefix(e.Name(), "moat-") || slices.Contains(skip, p) {
+			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), "moat-") || slices.Contains(skip, p) {
 				continue
 			}
-			if e.Type()&fs.ModeSymlink != 0 {
-				// Anyone can plant a link in shared temp: a rule on it
-				// would land on what it points to (your ~/.ssh, say).
+			fi, err := e.Info() // lstat: a link never passes
+			if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o004 == 0 {
 				continue
 			}
-			budget := tempScanEntries
-			if holdsSocket(p, e.Type(), tempScanDepth, &budget) {
-				continue
+			if n == tempFileLimit {
+				break
 			}
+			n++
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// holdsSocket reports whether p is a socket or a directory with one within
-// depth levels, or could not be scanned within budget entries.
-func holdsSocket(p string, mode fs.FileMode, depth int, budget *int) bool {
-	switch {
-	case mode&fs.ModeSocket != 0:
-		return true
-	case !mode.IsDir():
-		return false
-	case depth == 0:
-		return true
-	}
-	entries, err := os.ReadDir(p)
-	if err != nil {
-		return true // unreadable here; the sandbox could not read it either
-	}
-	*budget -= len(entries)
-	if *budget < 0 {
-		return true
-	}
-	for _, e := range entries {
-		if holdsSocket(filepath.Join(p, e.Name()), e.Type(), depth-1, budget) {
+// tempKeep is what the host's shared temporary directories keep of the
+// permissive level's rights on the whole tree: reading. Nothing the
+// sandbox does writes the host's shared temp; it writes its own.
+const tempKeep = fsRead
+
+// grantCovers reports whether a grant is dir or lies above it, so that
+// the host's dir is what the sandbox sees there, as granted.
+func (p *Policy) grantCovers(dir string) bool {
+	for _, g := range p.Grants {
+		if isUnder(dir, g.Path) {
 			return true
 		}
 	}
 	return false
+}
+
+// applyPrivate adds the sandbox's private temporary directories and home.
+// With a mount namespace, /tmp and /var/tmp are its own host directories,
+// bound writable and noexec (unless a grant shows the host's there);
+// without one, the private temp is writable at its host path, which
+// TMPDIR names. The home is writable at its own path either way.
+func (e *Engine) applyPrivate(s *helperSpec) {
+	p := e.policy
+	if p.PrivateHome != "" {
+		s.ReadWrite = append(s.ReadWrite, p.PrivateHome)
+	}
+	for _, t := range []struct{ dir, src string }{{"/tmp", p.PrivateTmp}, {"/var/tmp", p.PrivateVarTmp}} {
+		switch {
+		case t.src == "":
+		case e.ns.Mount && !p.grantCovers(t.dir):
+			if s.PrivateTmp == nil {
+				s.PrivateTmp = map[string]string{}
+			}
+			s.PrivateTmp[t.dir] = t.src
+			s.ReadWrite = append(s.ReadWrite, t.dir)
+		case t.dir == "/tmp":
+			s.ReadWrite = append(s.ReadWrite, t.src)
+		}
+	}
 }
 
 // permissiveSkip are host top-level directories that a permissive sandbox

@@ -11,10 +11,31 @@ import (
 func applyRlimits(limits []rlimit) error {
 	all := append([]rlimit{{Resource: unix.RLIMIT_CORE, Value: 0}}, limits...)
 	for _, l := range all {
-		v := &unix.Rlimit{Cur: l.Value, Max: l.Value}
+		v := &unix.Rlimit{Cur: l.Value, Max: max(l.Value, l.Hard)}
 		if err := unix.Setrlimit(l.Resource, v); err != nil {
 			return fmt.Errorf("setrlimit %s: %w", rlimitName(l.Resource), err)
 		}
+	}
+	return nil
+}
+
+// splitDataLimit separates RLIMIT_DATA, which the zygote sets on each
+// command instead of on itself, from the other limits.
+func splitDataLimit(limits []rlimit) (others []rlimit, data uint64) {
+	for _, l := range limits {
+		if l.Resource == unix.RLIMIT_DATA {
+			data = max(l.Value, l.Hard)
+			continue
+		}
+		others = append(others, l)
+	}
+	return others, data
+}
+
+// setDataLimit sets RLIMIT_DATA, soft and hard, on process pid.
+func setDataLimit(pid int, v uint64) error {
+	if err := unix.Prlimit(pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: v, Max: v}, nil); err != nil {
+		return fmt.Errorf("prlimit data: %w", err)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,16 @@ type bind struct {
 	// an entry of shared temp): if it vanishes while the sandbox is being
 	// built, it is left out rather than failing the sandbox.
 	optional bool
+	// src is the host path bound, when it is not path itself (a private
+	// temporary directory bound at /tmp).
+	src string
+	// inPrivate marks a path inside a private temporary directory, which
+	// the sandbox writes: its mount point is made without following
+	// anything the sandbox left there (privatemount_linux.go).
+	inPrivate bool
+	// noExec binds it noexec whatever its kind: a file of the host's
+	// shared temp, which nothing may run (anyone could have put it there).
+	noExec bool
 }
 
 // setupMounts builds the sandbox's filesystem in its new mount namespace
@@ -98,6 +109,11 @@ func setupMounts(s *helperSpec, beforePivot func() error) error {
 			if _, serr := os.Lstat(m); serr != nil {
 				continue // removed on the host meanwhile: nothing left to hide
 			}
+			return err
+		}
+	}
+	if s.NS.Net {
+		if err := placeResolvConf(root); err != nil { // the DNS stub's (dnsstub_linux.go)
 			return err
 		}
 	}
@@ -170,6 +186,13 @@ func openBinds(s *helperSpec) ([]bind, error) {
 			want[p] = want[best]
 		}
 	}
+	// A private temporary directory must be there: without it the
+	// sandbox would get the empty read-only one.
+	for p := range s.PrivateTmp {
+		if _, ok := want[p]; ok {
+			must[p] = true
+		}
+	}
 	// Control paths are bound read-only over the writable places that
 	// hold them, whatever else lists them.
 	for _, p := range s.ControlRO {
@@ -184,11 +207,17 @@ func openBinds(s *helperSpec) ([]bind, error) {
 	var out []bind
 	for _, p := range paths {
 		b := bind{path: p, kind: want[p], fd: -1, optional: !must[p] && s.Identity[p] == (fileID{})}
+		b.src, b.inPrivate = privateSource(s, p)
+		b.noExec = want[p] == bindReadOnly && slices.Contains(s.TempRead, p)
+		src := p
+		if b.src != "" {
+			src = b.src
+		}
 		var id *fileID
 		if v, ok := s.Identity[p]; ok {
 			id = &v
 		}
-		fi, err := os.Lstat(p)
+		fi, err := os.Lstat(src)
 		if err != nil {
 			if must[p] || id != nil || !os.IsNotExist(err) {
 				closeBinds(out)
@@ -209,7 +238,7 @@ func openBinds(s *helperSpec) ([]bind, error) {
 			out = append(out, b)
 			continue
 		}
-		fd, err := openVerified(p, id)
+		fd, err := openVerified(src, id)
 		if err != nil && b.optional && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP)) {
 			continue // gone, or swapped for a link, since it was listed
 		}
@@ -248,6 +277,9 @@ func isSandboxDev(p string) bool {
 // placeBind creates b's mount point under root and binds the host object
 // there with the flags its kind calls for.
 func placeBind(root string, b bind) error {
+	if b.inPrivate && b.link == "" {
+		return placePrivateBind(root, b) // privatemount_linux.go
+	}
 	target := root + b.path
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return err
@@ -270,8 +302,13 @@ func placeBind(root string, b bind) error {
 		}
 		return err
 	}
+	return remount(target, bindFlags(b.kind))
+}
+
+// bindFlags are the mount flags of a bind of kind k.
+func bindFlags(k bindKind) uintptr {
 	flags := uintptr(unix.MS_NOSUID)
-	switch b.kind {
+	switch k {
 	case bindReadOnly:
 		flags |= unix.MS_RDONLY
 	case bindWritable:
@@ -281,7 +318,7 @@ func placeBind(root string, b bind) error {
 	case bindWriteExec:
 		flags |= unix.MS_NODEV
 	}
-	return remount(target, flags)
+	return flags
 }
 
 // remount changes the flags of the bind mount at path, keeping the flags a

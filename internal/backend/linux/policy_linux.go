@@ -61,13 +61,6 @@ func (e *Engine) buildBaseSpec() helperSpec {
 		s.ReadOnly = append(s.ReadOnly, "/dev")
 		s.DevFiles = append(s.DevFiles, "/dev/pts", "/dev/ptmx")
 		s.ReadWrite = append(s.ReadWrite, "/dev/shm")
-		if e.host.Root {
-			for name, secret := range etcSecrets {
-				if secret {
-					s.MaskFiles = append(s.MaskFiles, "/etc/"+name)
-				}
-			}
-		}
 	}
 	for _, g := range p.Grants {
 		s.Grants = append(s.Grants, g.Path)
@@ -88,6 +81,10 @@ func (e *Engine) buildBaseSpec() helperSpec {
 			s.ReadOnly = append(s.ReadOnly, g.Path)
 		}
 	}
+	if p.ExecWorkDir {
+		s.WriteExec = append(s.WriteExec, p.WorkDir)
+	}
+	s.WriteExec = append(s.WriteExec, p.Scratch...)
 	e.applyLevel(&s)
 	s.Rlimits = e.rlimits()
 	return s
@@ -97,6 +94,7 @@ func (e *Engine) buildBaseSpec() helperSpec {
 // expose or hide.
 func (e *Engine) applyLevel(s *helperSpec) {
 	p := e.policy
+	e.applyPrivate(s) // level_linux.go
 	switch p.Isolation {
 	case IsolationDefault:
 		skip := append([]string{p.WorkDir}, s.Grants...)
@@ -109,7 +107,11 @@ func (e *Engine) applyLevel(s *helperSpec) {
 	case IsolationPermissive:
 		s.Permissive = true
 		for _, d := range sharedTempDirs {
-			s.Carve = append(s.Carve, carveRule{Path: d, Keep: noExec})
+			s.Carve = append(s.Carve, carveRule{Path: d, Keep: tempKeep})
+		}
+		if e.ns.Mount {
+			// Shown inside the private /tmp, as at the default level.
+			s.TempRead = sharedTempEntries(append([]string{p.WorkDir}, s.Grants...))
 		}
 		// Devices stay the allow-list below, at every level.
 		s.Carve = append(s.Carve, carveRule{Path: "/dev"})
@@ -131,9 +133,12 @@ func (e *Engine) applyLevel(s *helperSpec) {
 		}
 	}
 	if e.host.Root {
-		for name, secret := range etcSecrets {
-			if secret {
-				s.Carve = append(s.Carve, carveRule{Path: "/etc/" + name})
+		// The named secrets and every /etc entry others may not read
+		// (etcscan_linux.go): masked, and carved out of the rules.
+		for _, p := range etcHidden() {
+			s.Carve = append(s.Carve, carveRule{Path: p})
+			if e.ns.Mount {
+				s.MaskFiles = append(s.MaskFiles, p)
 			}
 		}
 	}
@@ -162,16 +167,18 @@ func (p *Policy) writablePlaces() []string {
 	return out
 }
 
-// etcWithoutSecrets lists /etc's entries except the secrets, for hosts where
-// no mount namespace can hide them.
+// etcWithoutSecrets lists /etc's entries except the secrets and the
+// entries others may not read, for hosts where no mount namespace can hide
+// them (deeper ones are carved out of these rules).
 func etcWithoutSecrets() []string {
 	entries, err := os.ReadDir("/etc")
 	if err != nil {
 		return nil
 	}
+	hidden := etcHidden()
 	out := make([]string, 0, len(entries))
 	for _, ent := range entries {
-		if !etcSecrets[ent.Name()] {
+		if !etcSecrets[ent.Name()] && !slices.Contains(hidden, filepath.Join("/etc", ent.Name())) {
 			out = append(out, filepath.Join("/etc", ent.Name()))
 		}
 	}
@@ -187,7 +194,11 @@ func (e *Engine) rlimits() []rlimit {
 		}
 	}
 	add(unix.RLIMIT_DATA, l.MemoryBytes)
-	add(unix.RLIMIT_CPU, l.CPUSeconds)
+	if l.CPUSeconds > 0 {
+		// SIGXCPU at the limit, which moat reports as a CPU-time kill;
+		// SIGKILL a second later for a process that catches it.
+		out = append(out, rlimit{Resource: unix.RLIMIT_CPU, Value: uint64(l.CPUSeconds), Hard: uint64(l.CPUSeconds) + 1})
+	}
 	add(unix.RLIMIT_FSIZE, l.FileSizeBytes)
 	add(unix.RLIMIT_NOFILE, l.OpenFiles)
 	switch {
@@ -239,6 +250,9 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 	ll := Layer{Name: "landlock", Active: h.LandlockABI >= 1}
 	if ll.Active {
 		ll.Detail = fmt.Sprintf("ABI %d: filesystem allow-list, working directory not executable", h.LandlockABI)
+		if e.policy.ExecWorkDir {
+			ll.Detail = fmt.Sprintf("ABI %d: filesystem allow-list, working directory executable (build mode)", h.LandlockABI)
+		}
 	} else {
 		ll.Detail = h.LandlockReason
 		missing = append(missing, "landlock: "+h.LandlockReason)
@@ -248,11 +262,11 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 	net := Layer{Name: "network"}
 	switch {
 	case e.ns.Net && e.policy.ProxyPort > 0:
-		net.Active, net.Detail = true, fmt.Sprintf("network namespace with only lo; the policy proxy listens on 127.0.0.1:%d inside it and is the only way out", e.policy.ProxyPort)
+		net.Active, net.Detail = true, fmt.Sprintf("network namespace with only lo; the policy proxy listens on 127.0.0.1:%d inside it and is the only way out; a DNS stub answers direct lookups \"no such name\" and lists them", e.policy.ProxyPort)
 	case e.policy.ProxyPort > 0 && h.LandlockABI >= 4 && h.Seccomp:
 		net.Active, net.Detail = true, fmt.Sprintf("Landlock allows TCP connect to port %d only (the policy proxy on the host's loopback, which asks every client for the sandbox's credential; the port is open on any address); seccomp denies UDP, raw, MPTCP and Fast Open", e.policy.ProxyPort)
 	case e.ns.Net:
-		net.Active, net.Detail = true, "network namespace with only lo"
+		net.Active, net.Detail = true, "network namespace with only lo; a DNS stub answers every lookup \"no such name\" at once and lists the names"
 	case h.LandlockABI >= 4 && h.Seccomp:
 		net.Active, net.Detail = true, "Landlock denies TCP connect; seccomp denies UDP, raw, MPTCP and Fast Open"
 	case h.Seccomp:
@@ -284,6 +298,9 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 	ns := Layer{Name: "namespaces", Active: e.ns.User}
 	if ns.Active {
 		ns.Detail = "user, mount, pid, net, ipc, uts, cgroup; an init as PID 1; private /tmp, /run and /dev/shm; minimal /dev; noexec working directory"
+		if e.policy.ExecWorkDir {
+			ns.Detail = strings.TrimSuffix(ns.Detail, "noexec working directory") + "working directory executable (build mode)"
+		}
 	} else {
 		ns.Detail = h.UserNSReason
 		e.gaps = append(e.gaps,
@@ -297,16 +314,22 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 
 	if places := e.policy.writablePlaces(); len(places) > 0 {
 		cp := Layer{Name: "control-paths", Active: e.ns.Mount && e.control != nil}
+		// Read-only binds keep what exists unchanged during the run; what
+		// the run creates (a repository, a commondir) no kernel mechanism
+		// stops, so Close moves it aside and reports it (internal/gitguard).
+		// That check also runs without a mount namespace, but then the
+		// existing hooks and config can be changed during the run, and a
+		// host git that runs meanwhile (an editor, a prompt) would run
+		// them: the layer is missing.
 		switch {
-		case cp.Active && len(e.control.links) > 0:
-			cp.Active = false
-			cp.Detail = fmt.Sprintf("%s is a symbolic link, which a mount cannot pin: the sandbox could replace it with a repository whose hooks run later", e.control.links[0])
-			missing = append(missing, "control paths: "+cp.Detail)
 		case cp.Active:
-			cp.Detail = ".git/hooks, .git/config and .moat-* read-only in the working directory and writable grants"
+			cp.Detail = "git hooks/, config, config.worktree, commondir, info/, gitdir pointers, included config files and .moat-* read-only in the working directory and writable grants; repositories and git control files the run creates are moved aside at Close and reported"
+			if len(e.control.links) > 0 {
+				cp.Detail += fmt.Sprintf("; %s is a symbolic link, which a mount cannot pin: a repository put in its place is moved aside at Close", e.control.links[0])
+			}
 		default:
-			cp.Detail = "needs a mount namespace"
-			missing = append(missing, "control paths: keeping .git/hooks, .git/config and .moat-* read-only inside writable places needs a mount namespace")
+			cp.Detail = "needs a mount namespace: without one the run can change existing git hooks and config; Close moves every change aside, restores the originals and reports them, but a host git that runs in the repository during the run would run them"
+			missing = append(missing, "control paths: keeping existing git hooks and config read-only during the run needs a mount namespace (Close still moves aside and reports what the run created or changed)")
 		}
 		layers = append(layers, cp)
 	}
@@ -324,7 +347,15 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 		slices.Sort(parts)
 		cg.Detail = strings.Join(parts, ", ")
 	} else {
-		cg.Detail = "needs root or a delegated cgroup; memory is bounded per process"
+		cg.Detail = "needs root or a delegated cgroup v2 subtree with the memory controller"
+		if e.cgReason != "" {
+			cg.Detail += " (" + e.cgReason + ")"
+		}
+		if e.ns.User && e.policy.Limits.MemoryBytes > 0 {
+			cg.Detail += "; the sandbox's init adds up its resident memory, SysV and POSIX shared memory and socket buffers, and its IPC namespace's limits fit SysV objects to the memory limit"
+		} else {
+			cg.Detail += "; memory is bounded per process"
+		}
 	}
 	layers = append(layers, cg)
 	for _, g := range e.gaps {
@@ -354,7 +385,7 @@ func (e *Engine) isolationLayer() Layer {
 	l := Layer{Name: "isolation", Active: true}
 	switch p.Isolation {
 	case IsolationDefault:
-		l.Detail = fmt.Sprintf("default: system files, shared temp read-only (entries holding sockets left out), %d toolchain paths from the home read-only", len(p.HomeRead))
+		l.Detail = fmt.Sprintf("default: system files, shared temp's readable regular files read-only (never a directory, link or socket), %d toolchain paths from the home read-only; a private /tmp and home", len(p.HomeRead))
 	case IsolationPermissive:
 		l.Detail = "permissive: everything readable and writable except protected paths; nothing executes from shared temp; write-xor-execute given up"
 	default:

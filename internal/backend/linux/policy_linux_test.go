@@ -65,7 +65,7 @@ func TestAssessFailsClosedWithoutLandlock(t *testing.T) {
 	if len(e.Missing()) == 0 {
 		t.Fatal("no Landlock, yet nothing reported missing")
 	}
-	e = &Engine{policy: Policy{WorkDir: "/w", AutoWorkDir: true}, host: HostInfo{Seccomp: true, LandlockABI: 7}}
+	e = &Engine{policy: Policy{WorkDir: "/w", AutoWorkDir: true}, host: HostInfo{Seccomp: true, LandlockABI: 7, SocketGuard: true}}
 	e.configure(true)
 	if m := e.Missing(); len(m) != 0 {
 		t.Fatalf("missing %v on a full host", m)
@@ -73,7 +73,7 @@ func TestAssessFailsClosedWithoutLandlock(t *testing.T) {
 }
 
 func TestControlPathsNeedMountNamespace(t *testing.T) {
-	full := HostInfo{Seccomp: true, LandlockABI: 7}
+	full := HostInfo{Seccomp: true, LandlockABI: 7, SocketGuard: true}
 	tests := []struct {
 		name    string
 		policy  Policy

@@ -35,6 +35,11 @@ type HostInfo struct {
 	UserNSReason string
 	// Root reports whether moat runs with euid 0.
 	Root bool
+	// SocketGuard reports whether the kernel has what the socket guard
+	// needs (seccomp user notification with a killable wait, pidfd_getfd,
+	// thread pidfds, unix sock_diag); SocketGuardReason says why not.
+	SocketGuard       bool
+	SocketGuardReason string
 }
 
 var (
@@ -108,6 +113,7 @@ func probeHost() HostInfo {
 		h.Seccomp = true
 	}
 	h.UserNS, h.UserNSReason = namespaceSettings(h.Root)
+	h.SocketGuard, h.SocketGuardReason = probeSocketGuard()
 	return h
 }
 
@@ -179,7 +185,10 @@ func namespaceAttr(flags uintptr) *syscall.SysProcAttr {
 		Cloneflags:  flags,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
-		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP},
+		// CAP_SYS_PTRACE, in the sandbox's own user namespace only, lets
+		// the socket guard reach a command that made itself undumpable.
+		// CAP_NET_BIND_SERVICE binds the DNS stub's port 53 there.
+		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP, unix.CAP_SYS_PTRACE, unix.CAP_NET_BIND_SERVICE},
 		Setpgid:     true,
 	}
 }

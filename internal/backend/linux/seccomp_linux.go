@@ -7,15 +7,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// buildSeccomp assembles moat's filter for this architecture.
-func buildSeccomp(allowInetTCP bool) ([]unix.SockFilter, error) {
+// buildSeccomp assembles moat's filter for this architecture; supervise
+// hands the socket calls that name an address to the socket guard.
+func buildSeccomp(allowInetTCP, supervise bool) ([]unix.SockFilter, error) {
 	arch, ok := seccomp.NativeArch()
 	if !ok {
 		return nil, fmt.Errorf("seccomp: no filter for this architecture")
 	}
-	return seccomp.Assemble(arch, seccomp.Options{AllowInetStream: allowInetTCP})
+	return seccomp.Assemble(arch, seccomp.Options{AllowInetStream: allowInetTCP, SuperviseSockets: supervise})
 }
 
 // installFilter loads the filter on the calling thread; no_new_privs must
 // be set.
 func installFilter(f []unix.SockFilter) error { return seccomp.Install(f) }
+
+// installFilterListener loads the filter on the calling thread and returns
+// the listener on which the socket guard receives its calls.
+func installFilterListener(f []unix.SockFilter) (int, error) { return seccomp.InstallListener(f) }

@@ -49,6 +49,11 @@ type helperSpec struct {
 	// TempRead are entries of shared temp the sandbox may read. Anyone can
 	// replace one with a link, so their rules never follow links.
 	TempRead []string `json:"temp_read,omitempty"`
+	// PrivateTmp maps the sandbox's temporary directories (/tmp, /var/tmp)
+	// to the host directories of its own that are bound there, writable
+	// and never executable, in place of the host's shared ones. Set only
+	// with a mount namespace; the targets are listed in ReadWrite too.
+	PrivateTmp map[string]string `json:"private_tmp,omitempty"`
 	// ListOnly are directories the sandbox may list but not read files in
 	// (shared temp and the home, whose readable entries are chosen).
 	ListOnly []string `json:"list_only,omitempty"`
@@ -69,6 +74,13 @@ type helperSpec struct {
 	// Permissive builds the root from every host top-level directory,
 	// writable and executable, instead of the allow-list.
 	Permissive bool `json:"permissive,omitempty"`
+	// SuperviseSockets runs every command under the socket guard
+	// (sockguard_linux.go): connect and sends that name an address are
+	// carried out by the zygote, which lets a path Unix socket be reached
+	// only if the sandbox bound it or it is one of SocketGrants.
+	SuperviseSockets bool `json:"supervise_sockets,omitempty"`
+	// SocketGrants identify the host socket files the user allowed.
+	SocketGrants []fileID `json:"socket_grants,omitempty"`
 }
 
 // commandSpec is the command to run, sent with its descriptors: 0, 1, 2,
@@ -88,6 +100,9 @@ type commandSpec struct {
 	// TraceStart, when not zero, is the parent's clock (Unix nanoseconds)
 	// when it sent the command.
 	TraceStart int64 `json:"trace_start,omitempty"`
+	// Refusals asks instead for the socket paths the guard refused since
+	// the last such request; the reply carries them in Refused.
+	Refusals bool `json:"refusals,omitempty"`
 }
 
 type namespaces struct {
@@ -97,6 +112,8 @@ type namespaces struct {
 type rlimit struct {
 	Resource int    `json:"resource"`
 	Value    uint64 `json:"value"`
+	// Hard, when not zero, is a hard limit above Value (the soft one).
+	Hard uint64 `json:"hard,omitempty"`
 }
 
 // maxMessage bounds one message on the control socket (a SOCK_SEQPACKET
@@ -207,6 +224,8 @@ type reply struct {
 	Pid   int    `json:"pid,omitempty"`
 	Error string `json:"error,omitempty"`
 	Code  int    `json:"code,omitempty"`
+	// Refused answers a commandSpec with Refusals set.
+	Refused []string `json:"refused,omitempty"`
 }
 
 // proxyHello carries the proxy's listening socket from the zygote to
@@ -223,4 +242,6 @@ type initRequest struct {
 // together used more memory than allowed, since the last request.
 type initReply struct {
 	MemoryExceeded bool `json:"memory_exceeded,omitempty"`
+	// MemoryDetail says what the init counted when it passed the limit.
+	MemoryDetail string `json:"memory_detail,omitempty"`
 }

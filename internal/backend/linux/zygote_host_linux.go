@@ -20,6 +20,7 @@ type zygote struct {
 	ctrl     *os.File     // control socket; closing it ends the zygote
 	initSock *os.File     // the init's control socket; closing it ends the sandbox's PID namespace
 	proxyLn  net.Listener // the proxy's listener inside the network namespace
+	dnsLn    net.Listener // the DNS stub's listener inside it, or nil
 }
 
 // Command is one command to run in the sandbox. The zero value names no
@@ -61,7 +62,9 @@ type Running struct {
 	zyg    *zygote
 	// Process is the command itself, a child of this process.
 	Process *os.Process
-	// Reason, after Wait, says why the sandbox ended the command, if it did.
+	// Reason, after Wait, says why the sandbox ended the command, if it
+	// did: it passed the memory limit, and Reason says what was counted
+	// ("resident 10 MiB, SysV shared memory 1.0 GiB").
 	Reason string
 }
 
@@ -137,7 +140,10 @@ func (r *Running) Wait() (*os.ProcessState, error) {
 		// Once no command runs, nothing the sandbox started may live on.
 		reply := r.zyg.askInit(initRequest{Sweep: e.running == 0})
 		if reply.MemoryExceeded {
-			r.Reason = "memory limit exceeded"
+			r.Reason = reply.MemoryDetail
+			if r.Reason == "" {
+				r.Reason = "memory limit exceeded"
+			}
 		}
 	}
 	e.zmu.Unlock()
@@ -273,6 +279,12 @@ func (e *Engine) startZygote(spec helperSpec, useNS bool) (*zygote, error) {
 			e.policy.ServeProxy(z.proxyLn)
 		}
 	}
+	if spec.NS.Net {
+		if err := z.receiveDNSStub(e.policy.DNSQuery); err != nil {
+			z.close()
+			return nil, &StartError{Code: 125, Msg: "dns stub: " + err.Error()}
+		}
+	}
 	return z, nil
 }
 
@@ -317,6 +329,9 @@ func (z *zygote) askInit(req initRequest) initReply {
 func (z *zygote) close() {
 	if z.proxyLn != nil {
 		z.proxyLn.Close() // it holds the network namespace
+	}
+	if z.dnsLn != nil {
+		z.dnsLn.Close() // so does this one
 	}
 	if z.initSock != nil {
 		z.initSock.Close()

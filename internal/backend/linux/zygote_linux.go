@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,18 +31,23 @@ type zygoteProc struct {
 	rules    *ruleset
 	plan     []llRule // the Landlock rules, planned once
 	proxyFD  int      // the proxy's listener in the network namespace, or -1
+	dnsFD    int      // the DNS stub's listener in the network namespace, or -1
 	filter   []unix.SockFilter
-	pidnsFD  int // the sandbox's PID namespace, or -1 without namespaces
+	pidnsFD  int    // the sandbox's PID namespace, or -1 without namespaces
+	initPid  int    // the sandbox's init, our child, reaped before we exit; 0 without one
+	ipcFD    int    // the sandbox's limited IPC namespace, or -1 (see newLimitedIPC)
+	dataLim  uint64 // RLIMIT_DATA for each command, set after its fork; 0 means none
 	trace    *tracer
 	built    string // the trace of building the sandbox, printed with the first traced command
 	mu       sync.Mutex
 	started  []int // process groups of the commands, for cleanup without a PID namespace
 	cleaning sync.Once
+	guard    *sockGuard // the socket guard, when the spec asks for it
 }
 
 // zygoteMain is the zygote role.
 func zygoteMain() int {
-	z := &zygoteProc{pidnsFD: -1, proxyFD: -1}
+	z := &zygoteProc{pidnsFD: -1, proxyFD: -1, dnsFD: -1, ipcFD: -1}
 	// Everything from 3 up, our own control socket and status pipe
 	// included, is close-on-exec: a command gets only what it is given.
 	if err := closeStrayFDs(ctrlFD); err != nil {
@@ -63,6 +69,7 @@ func zygoteMain() int {
 		redirected := errors.As(err, &re)
 		writeStatus(statusFD, status{Error: err.Error(), Code: 125, Redirected: redirected,
 			Namespaces: errors.As(err, &ne) && !redirected})
+		z.reapInit() // moat closes the init's socket once it has read the status
 		return 125
 	}
 	z.built = z.trace.line("sandbox")
@@ -73,8 +80,14 @@ func zygoteMain() int {
 		unix.Close(z.proxyFD)
 		if err != nil {
 			z.cleanup()
+			z.reapInit()
 			return 125
 		}
+	}
+	if z.spec.NS.Net && sendDNSStub(z.dnsFD) != nil {
+		z.cleanup()
+		z.reapInit()
+		return 125
 	}
 	return z.serve()
 }
@@ -112,12 +125,20 @@ func (z *zygoteProc) build(fds []int) error {
 		return err
 	}
 	z.rules = rules
-	if z.filter, err = buildSeccomp(s.AllowInetTCP); err != nil {
+	if s.SuperviseSockets && z.guard == nil {
+		return fmt.Errorf("socket guard: needs the sandbox's namespaces")
+	}
+	if z.filter, err = buildSeccomp(s.AllowInetTCP, z.guard != nil); err != nil {
 		return err
 	}
 	z.trace.mark("landlock-rules+seccomp-build")
-	// Limits last: they bind the zygote too, and everything it forks.
-	if err := applyRlimits(s.Rlimits); err != nil {
+	// Limits last: they bind the zygote too, and everything it forks,
+	// except the data limit, which each command gets right after its fork
+	// (forkCommand): the zygote's own runtime, thread stacks included, can
+	// need more than a small limit allows, and would die of it.
+	own, data := splitDataLimit(s.Rlimits)
+	z.dataLim = data
+	if err := applyRlimits(own); err != nil {
 		return err
 	}
 	return nil
@@ -125,6 +146,15 @@ func (z *zygoteProc) build(fds []int) error {
 
 func (z *zygoteProc) buildNamespaces(initSock int) error {
 	s := &z.spec
+	if s.MemoryBytes > 0 {
+		// Before the PID namespace: the holder must not become its PID 1.
+		// This thread, and so the init, is in the limited IPC namespace.
+		fd, err := newLimitedIPC(s.MemoryBytes)
+		if err != nil {
+			return err
+		}
+		z.ipcFD = fd
+	}
 	// A new PID namespace for what this thread forks from now on; its first
 	// child, the init, becomes its PID 1 and boots while we build the rest.
 	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
@@ -135,8 +165,15 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 	if err != nil {
 		return &nsError{err}
 	}
+	z.initPid = init.pid
 	if z.pidnsFD, err = init.namespace(); err != nil {
 		return &nsError{err}
+	}
+	if s.SuperviseSockets {
+		// Before the pivot: the guard keeps the host's /proc.
+		if z.guard, err = openSockGuard(s.SocketGrants); err != nil {
+			return err
+		}
 	}
 	if err := setupMounts(s, func() error { return init.finish(z.pidnsFD) }); err != nil {
 		err = fmt.Errorf("mount namespace: %w", err)
@@ -155,6 +192,7 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 	if err := unix.Sethostname([]byte("moat")); err != nil {
 		return &nsError{fmt.Errorf("sethostname: %w", err)}
 	}
+	z.dnsFD = openDNSStub()
 	z.trace.mark("netns+uts")
 	if s.ProxyPort > 0 {
 		if z.proxyFD, err = listenLoopback(s.ProxyPort); err != nil {
@@ -172,12 +210,17 @@ func (z *zygoteProc) serve() int {
 		files, err := recvMessage(ctrlFD, &cmd)
 		if err != nil {
 			z.cleanup()
+			z.reapInit()
 			return 0
 		}
 		var r reply
 		var attach []int
 		if cmd.OpenPTY {
 			r, attach = openPTY()
+		} else if cmd.Refusals {
+			if z.guard != nil {
+				r.Refused = z.guard.drain()
+			}
 		} else {
 			r = z.runCommand(&cmd, files)
 		}
@@ -186,6 +229,7 @@ func (z *zygoteProc) serve() int {
 		closeFDs(attach)
 		if err != nil {
 			z.cleanup()
+			z.reapInit()
 			return 0
 		}
 	}
@@ -220,6 +264,11 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 			return fail(fmt.Errorf("join pid namespace: %w", err))
 		}
 	}
+	if z.ipcFD >= 0 {
+		if err := unix.Setns(z.ipcFD, unix.CLONE_NEWIPC); err != nil {
+			return fail(fmt.Errorf("join ipc namespace: %w", err))
+		}
+	}
 	rules := z.rules
 	if terminals := terminalFDs(files[:3]); len(terminals) > 0 {
 		// The command's own terminal needs a rule of its own, in a
@@ -248,7 +297,15 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 	if err := rules.restrictThread(); err != nil {
 		return fail(err)
 	}
-	if err := installFilter(z.filter); err != nil {
+	if z.guard != nil {
+		listener, err := installFilterListener(z.filter)
+		if err != nil {
+			return fail(err)
+		}
+		// Served from now on; it ends when no process uses the filter,
+		// this thread included, so also when the fork fails.
+		go z.guard.serve(listener)
+	} else if err := installFilter(z.filter); err != nil {
 		return fail(err)
 	}
 	t.mark("restrict thread")
@@ -269,6 +326,15 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 	})
 	if err != nil {
 		return reply{Error: fmt.Sprintf("%s: %v", cmd.Path, err), Code: execFailureCode(err)}
+	}
+	if z.dataLim > 0 {
+		// Before the command's own code runs in earnest: the dynamic
+		// loader is still mapping it. A command that cannot be limited
+		// is killed (moat reaps it like any other).
+		if err := setDataLimit(pid, z.dataLim); err != nil {
+			_ = unix.Kill(pid, unix.SIGKILL)
+			return reply{Pid: pid}
+		}
 	}
 	t.mark("fork+exec")
 	if cmd.TraceStart != 0 {
@@ -316,6 +382,41 @@ func (z *zygoteProc) cleanup() {
 			_ = unix.Kill(-pgid, unix.SIGKILL)
 		}
 	})
+}
+
+// reapInit waits for the sandbox's init, our child, so that no zombie is
+// left behind: under a host that is PID 1 of a container and reaps only its
+// own children, an init orphaned by our exit would stay a zombie forever.
+// The init exits once moat closes its control socket, which moat does
+// before closing ours; one that has not within a few seconds is killed.
+func (z *zygoteProc) reapInit() {
+	if z.initPid <= 0 {
+		return
+	}
+	pid := z.initPid
+	z.initPid = 0
+	reapChild(pid, 3*time.Second)
+}
+
+// reapChild waits for child pid, killing it after grace.
+func reapChild(pid int, grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		if got == pid || (err != nil && err != unix.EINTR) {
+			return
+		}
+		if time.Now().After(deadline) {
+			_ = unix.Kill(pid, unix.SIGKILL)
+			for {
+				if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
+					return
+				}
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // openPTY opens a pseudo-terminal pair in the sandbox's /dev/pts, so that a

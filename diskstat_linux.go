@@ -1,0 +1,52 @@
+package moat
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// fsSample is one file system's free space and free inodes, and its
+// identity, so that roots on the same file system are counted once.
+type fsSample struct {
+	id          [2]int32
+	availBytes  int64
+	freeInodes  int64
+	totalInodes int64 // zero where the file system does not count inodes (btrfs)
+}
+
+// statFS samples the file system that holds dir.
+func statFS(dir string) (fsSample, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return fsSample{}, err
+	}
+	return fsSample{
+		id:          st.Fsid.Val,
+		availBytes:  int64(st.Bavail) * int64(st.Bsize),
+		freeInodes:  int64(st.Ffree),
+		totalInodes: int64(st.Files),
+	}, nil
+}
+
+// setFileSizeLimit lowers RLIMIT_FSIZE of process pid, soft and hard, to
+// n bytes, never raising it; the process cannot raise it again.
+func setFileSizeLimit(pid int, n int64) {
+	if pid <= 0 || n <= 0 {
+		return
+	}
+	var old unix.Rlimit
+	if err := unix.Prlimit(pid, unix.RLIMIT_FSIZE, nil, &old); err != nil {
+		return
+	}
+	v := uint64(n)
+	if old.Max != unix.RLIM_INFINITY && old.Max <= v && old.Cur <= v {
+		return
+	}
+	lim := unix.Rlimit{Cur: min(v, old.Cur), Max: min(v, old.Max)}
+	_ = unix.Prlimit(pid, unix.RLIMIT_FSIZE, &lim, nil)
+}
+
+// diskWatchInterval is how often the disk watchdog samples free space and
+// free inodes; both come from one statfs per file system, so it is cheap.
+const diskWatchInterval = 25 * time.Millisecond

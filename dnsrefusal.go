@@ -1,0 +1,119 @@
+package moat
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/moat-sandbox/moat/internal/proxy"
+)
+
+// maxNetworkRefusals bounds how many names the sandbox looked up, and
+// separately how many destinations the proxy refused, its refusals list;
+// a sandbox cannot grow them without end.
+const maxNetworkRefusals = 64
+
+// refusalBudget admits each key once, up to maxNetworkRefusals keys. The
+// zero value is empty and ready.
+type refusalBudget struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// admit reports whether key is new and fits; overflow is true exactly once,
+// for the first key that no longer fits.
+func (b *refusalBudget) admit(key string) (ok, overflow bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.seen == nil {
+		b.seen = map[string]bool{}
+	}
+	if b.seen[key] {
+		return false, false
+	}
+	if len(b.seen) >= maxNetworkRefusals {
+		if b.seen["\x00full"] {
+			return false, false
+		}
+		b.seen["\x00full"] = true
+		return false, true
+	}
+	b.seen[key] = true
+	return true, false
+}
+
+// dnsRefuser returns the hook the engine calls with each name the sandbox
+// looked up through its resolv.conf, which points at a stub that answers
+// "no such name": each name becomes a "dns" refusal, once.
+func (s *Sandbox) dnsRefuser() func(name string) {
+	var b refusalBudget
+	return func(name string) {
+		if name == "" {
+			return
+		}
+		ok, overflow := b.admit(name)
+		switch {
+		case ok:
+			s.addRefusal(dnsRefusal(s.cfg.Network, name))
+		case overflow:
+			s.addRefusal(Refusal{Kind: "dns", Subject: "more names",
+				Detail: fmt.Sprintf("only the first %d names looked up are listed", maxNetworkRefusals)})
+		}
+	}
+}
+
+// dnsRefusal says why looking up name failed under policy p. With no
+// network the flag that allows the name is the fix; under a policy the
+// sandbox must go through the proxy, which resolves names itself.
+func dnsRefusal(p NetworkPolicy, name string) Refusal {
+	r := Refusal{Kind: "dns", Subject: name}
+	if NetworkDeniesAll(p) {
+		r.Detail = "the sandbox has no network"
+		if allowable(name) {
+			r.Allow = "--network allow-list --allow-domain " + name
+		}
+		return r
+	}
+	r.Detail = "looked up directly, but the sandbox reaches the network only through moat's proxy, " +
+		"which resolves names itself: use HTTPS_PROXY or ALL_PROXY=socks5h://, which the sandbox is given"
+	return r
+}
+
+// allowable reports whether name can be put on an allow list as it is.
+func allowable(name string) bool {
+	_, err := parseAllowEntry(name)
+	return err == nil && !strings.ContainsAny(name, `\*`)
+}
+
+// proxyRefused records a connection the proxy refused, r being its audit
+// record, as a "network" refusal naming the flag that would allow it.
+func (s *Sandbox) proxyRefused(b *refusalBudget, r proxy.Record) {
+	dest := net.JoinHostPort(r.Host, strconv.Itoa(r.Port))
+	ok, overflow := b.admit(dest)
+	if overflow {
+		s.addRefusal(Refusal{Kind: "network", Subject: "more destinations",
+			Detail: fmt.Sprintf("only the first %d refused destinations are listed", maxNetworkRefusals)})
+	}
+	if !ok {
+		return
+	}
+	s.addRefusal(networkRefusal(policyName(s.cfg.Network), r, dest))
+}
+
+// networkRefusal builds the refusal of dest under the policy named
+// policy (see policyName), from the proxy's record r.
+func networkRefusal(policy string, r proxy.Record, dest string) Refusal {
+	ref := Refusal{Kind: "network", Subject: dest, Detail: r.Reason}
+	switch {
+	case r.IP != "":
+		// Refused for the address it is or resolves to: a local one.
+		ref.Allow = "--allow-local " + r.IP
+	case strings.HasPrefix(r.Reason, "cannot resolve"), r.Reason == "invalid host", r.Reason == "invalid port":
+		// No flag makes it work.
+	case policy == "allow-list" && allowable(r.Host):
+		ref.Allow = "--allow-domain " + r.Host
+	}
+	return ref
+}

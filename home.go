@@ -1,0 +1,84 @@
+package moat
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// CheckHome reports why dir cannot be a sandbox's kept home
+// ([Config.Home], the CLI's --home), or nil. It must be an existing
+// directory of the user's, and not a place whose files run or are trusted
+// later outside the sandbox: the user's real home, a directory holding it,
+// ~/.local/bin, ~/.config and the like, a directory holding one of PATH's
+// (the rules of [CheckWorkDir] without AllowHomeWorkDir).
+func CheckHome(dir string) error {
+	_, err := resolveHome(dir)
+	return err
+}
+
+// resolveHome checks dir as CheckHome does and returns it resolved.
+func resolveHome(dir string) (string, error) {
+	refuse := func(problem string) error {
+		return &PlaceError{Subject: "home", Path: dir, Problem: problem}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", refuse(err.Error())
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", refuse(pathErr(err).Error() + "; --home (Config.Home) must be an existing directory")
+	}
+	fi, err := os.Stat(resolved)
+	if err != nil {
+		return "", refuse(pathErr(err).Error())
+	}
+	if !fi.IsDir() {
+		return "", refuse("not a directory; --home (Config.Home) must be an existing directory")
+	}
+	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
+		return "", refuse("belongs to another user; --home (Config.Home) must be a directory of your own")
+	}
+	if err := CheckWorkDir(resolved, false); err != nil {
+		var pe *PlaceError
+		if !errors.As(err, &pe) {
+			return "", err
+		}
+		problem, _, _ := strings.Cut(pe.Problem, "; pass --allow-home-workdir")
+		return "", refuse(problem + "; --home (Config.Home) must be a directory of its own for the sandbox, not your real home or a place in it that runs later")
+	}
+	// Writable for the sandbox, it must not hold what the host's own
+	// toolchains read and run: a build cache, a package cache, ~/.cargo.
+	if h := ownHome(); h != "" {
+		for _, p := range ToolchainPaths(h) {
+			if isUnderPath(p, resolved) {
+				if _, err := os.Lstat(p); err == nil {
+					return "", refuse("holds " + p + ", which the host's own tools read and run; --home (Config.Home) must be a directory of its own for the sandbox")
+				}
+			}
+		}
+	}
+	return resolved, nil
+}
+
+// checkHomeConfig checks Config.Home against the working directory and
+// returns it resolved; "" when none is supplied.
+func checkHomeConfig(home, workDir string) (string, error) {
+	if home == "" {
+		return "", nil
+	}
+	resolved, err := resolveHome(home)
+	if err != nil {
+		return "", err
+	}
+	if workDir != "" {
+		if abs, err := filepath.Abs(workDir); err == nil {
+			if wd, err := filepath.EvalSymlinks(abs); err == nil && (isUnderPath(resolved, wd) || isUnderPath(wd, resolved)) {
+				return "", &PlaceError{Subject: "home", Path: home, Problem: "overlaps the working directory " + workDir + "; --home (Config.Home) keeps caches out of the project, so it must lie outside it"}
+			}
+		}
+	}
+	return resolved, nil
+}

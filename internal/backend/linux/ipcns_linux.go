@@ -1,0 +1,146 @@
+package linux
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// SysV IPC objects (shared memory segments, message queues, semaphore
+// arrays) are kernel memory that no process's RSS shows, and a detached
+// segment outlives every process. The kernel bounds them per IPC namespace
+// with the kernel.shm*, kernel.msg* and kernel.sem sysctls, which the
+// namespace's root may set. The sandbox's root user is not its root (moat
+// maps the user to itself), so the zygote makes the sandbox's IPC
+// namespace from a nested user namespace that maps the same user to 0:
+// the sysctls are then the user's to write, the zygote writes them to fit
+// the memory limit, and the sandbox, confined by Landlock and a read-only
+// /proc/sys, cannot change them back.
+
+// ipcLimit is one sysctl of an IPC namespace, relative to /proc/sys.
+type ipcLimit struct {
+	file, value string
+}
+
+// semBytes is about what one semaphore costs the kernel (struct sem is
+// cache-line aligned), to turn a byte budget into a count.
+const semBytes = 64
+
+// ipcLimits are the sysctls that keep the IPC namespace of a sandbox with
+// memory limit m within it: SysV shared memory in all at most m (shmall,
+// in pages) and each segment at most m; message queues and semaphores at
+// most an eighth of m each; orphaned segments removed (shm_rmid_forced).
+// The memory watch bounds their sum. m must be positive.
+func ipcLimits(m int64, pageSize int64) []ipcLimit {
+	share := max(m/8, 1)
+	msgmnb := min(int64(16384), share)
+	msgmni := clamp(share/msgmnb, 1, 32000)
+	semmns := clamp(share/semBytes, 1, 32000*32000)
+	semmsl := min(semmns, 32000)
+	semmni := min(semmns, 32000)
+	i := func(n int64) string { return strconv.FormatInt(n, 10) }
+	return []ipcLimit{
+		{"kernel/shmmax", i(m)},
+		{"kernel/shmall", i(max(m/pageSize, 1))},
+		{"kernel/shm_rmid_forced", "1"},
+		{"kernel/msgmnb", i(msgmnb)},
+		{"kernel/msgmax", i(min(msgmnb, 8192))},
+		{"kernel/msgmni", i(msgmni)},
+		{"kernel/sem", fmt.Sprintf("%d %d %d %d", semmsl, semmns, 500, semmni)},
+	}
+}
+
+func clamp(v, lo, hi int64) int64 { return max(lo, min(v, hi)) }
+
+// newLimitedIPC makes an IPC namespace owned by a nested user namespace in
+// which the caller's user is 0, moves the calling thread into it and sets
+// its limits for memory limit m. It returns the namespace's descriptor,
+// which each command's thread joins. The calling thread must be locked.
+func newLimitedIPC(m int64) (int, error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return -1, err
+	}
+	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(p[0])
+		unix.Close(p[1])
+		return -1, err
+	}
+	uid, gid := os.Geteuid(), os.Getegid()
+	// The holder only keeps the namespaces alive until we joined them: it
+	// blocks reading the pipe, whose write end we close afterwards.
+	// The child's /proc files, its uid_map among them, belong to us only
+	// while it is dumpable, which it inherits from us until it execs. No
+	// command runs yet while the zygote is dumpable for this moment.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{"moat-ipc"}, &syscall.ProcAttr{
+		Env:   []string{HelperEnv + "=hold"},
+		Files: []uintptr{uintptr(p[0]), uintptr(null), uintptr(null)},
+		Sys: &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWIPC,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}},
+			Pdeathsig:   syscall.SIGKILL,
+		},
+	})
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	unix.Close(p[0])
+	unix.Close(null)
+	defer func() {
+		unix.Close(p[1]) // the holder exits
+		if pid > 0 {
+			reapChild(pid, 2*time.Second)
+		}
+	}()
+	if err != nil {
+		return -1, fmt.Errorf("ipc namespace: start its holder: %w", err)
+	}
+	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/ns/ipc", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("ipc namespace: open: %w", err)
+	}
+	if err := unix.Setns(fd, unix.CLONE_NEWIPC); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("join ipc namespace: %w", err)
+	}
+	for _, l := range ipcLimits(m, int64(os.Getpagesize())) {
+		// /proc/sys/kernel is the calling thread's IPC namespace.
+		if err := writeThreadFile("/proc/sys/"+l.file, l.value); err != nil {
+			unix.Close(fd)
+			return -1, fmt.Errorf("ipc limit %s=%s: %w", l.file, l.value, err)
+		}
+	}
+	return fd, nil
+}
+
+// writeThreadFile writes value to file with raw calls on the calling
+// thread, whose namespaces decide what /proc/sys shows.
+func writeThreadFile(file, value string) error {
+	fd, err := unix.Open(file, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	_, err = unix.Write(fd, []byte(value))
+	return err
+}
+
+// holdRole blocks until its standard input closes: a process that keeps
+// namespaces alive while another process joins them.
+func holdRole() int {
+	var b [1]byte
+	for {
+		n, err := unix.Read(0, b[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if n <= 0 {
+			return 0
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package linux
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/moat-sandbox/moat/internal/seccomp"
+	"golang.org/x/sys/unix"
+)
+
+// The host's side of the socket guard: whether the kernel can hold it, the
+// spec and report entries, and the refusals it collected.
+
+// probeSocketGuard checks, without installing anything, every kernel
+// interface the socket guard uses.
+func probeSocketGuard() (bool, string) {
+	if _, ok := seccomp.NativeArch(); !ok {
+		return false, "no seccomp filter for this architecture"
+	}
+	if !seccomp.ListenerSupported() {
+		return false, "the kernel lacks seccomp user notification with a killable wait (Linux 5.19)"
+	}
+	if _, err := unix.PidfdGetfd(-1, 0, 0); err != unix.EBADF {
+		return false, fmt.Sprintf("pidfd_getfd: %v (Linux 5.6)", err)
+	}
+	runtime.LockOSThread()
+	fd, err := unix.PidfdOpen(unix.Gettid(), pidfdThread)
+	runtime.UnlockOSThread()
+	if err != nil {
+		return false, fmt.Sprintf("pidfd_open(PIDFD_THREAD): %v (Linux 6.9)", err)
+	}
+	unix.Close(fd)
+	s, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return false, fmt.Sprintf("socket: %v", err)
+	}
+	_, err = netnsCookie(s)
+	unix.Close(s)
+	if err != nil {
+		return false, fmt.Sprintf("SO_NETNS_COOKIE: %v (Linux 5.14)", err)
+	}
+	if _, err := boundUnixSockets(); err != nil {
+		return false, err.Error() + " (CONFIG_UNIX_DIAG)"
+	}
+	return true, ""
+}
+
+// guardsSockets reports whether this engine's commands run under the
+// socket guard: it needs the sandbox's network namespace (where its own
+// sockets are told from the host's) and mount namespace, and the kernel's
+// support.
+func (e *Engine) guardsSockets() bool {
+	return e.ns.Net && e.ns.Mount && e.host.SocketGuard
+}
+
+// applySocketGuard adds the guard and the granted sockets to spec s. A
+// granted socket is also made visible, read-only, like a file grant.
+func (e *Engine) applySocketGuard(s *helperSpec) {
+	s.SuperviseSockets = e.guardsSockets()
+	for _, g := range e.policy.Sockets {
+		id := fileID{Dev: g.Dev, Ino: g.Ino}
+		s.SocketGrants = append(s.SocketGrants, id)
+		if e.policy.visible(g.Path) {
+			continue // bound with what holds it
+		}
+		s.Grants = append(s.Grants, g.Path)
+		s.ReadOnly = append(s.ReadOnly, g.Path)
+		if s.Identity == nil {
+			s.Identity = map[string]fileID{}
+		}
+		s.Identity[g.Path] = id
+	}
+}
+
+// visible reports whether path lies in the working directory, a grant or
+// a curated home entry, which the sandbox sees anyway.
+func (p *Policy) visible(path string) bool {
+	under := func(dir string) bool {
+		return dir != "" && (path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/"))
+	}
+	if under(p.WorkDir) {
+		return true
+	}
+	for _, g := range p.Grants {
+		if under(g.Path) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(p.HomeRead, under)
+}
+
+// socketLayer describes the guard for the report, and adds what Strict
+// enforcement misses when the host cannot hold it.
+func (e *Engine) socketLayer(layers []Layer, missing []string) ([]Layer, []string) {
+	l := Layer{Name: "unix-sockets", Active: e.guardsSockets()}
+	switch {
+	case l.Active:
+		l.Detail = fmt.Sprintf("connect() and sends to path Unix sockets supervised: only the sandbox's own sockets and %d granted ones", len(e.policy.Sockets))
+	case !e.ns.Mount:
+		l.Detail = "needs the sandbox's namespaces: a host Unix socket reachable by path can be connected to"
+	default:
+		l.Detail = e.host.SocketGuardReason
+		if l.Detail == "" {
+			l.Detail = "the kernel lacks what the socket guard needs"
+		}
+		missing = append(missing, "unix sockets: "+l.Detail)
+		if e.policy.BestEffort {
+			layers = append(layers, Layer{Name: "gap", Detail: "no socket guard: a host Unix socket that appears in a visible directory after the start can be connected to (" + l.Detail + ")"})
+		}
+	}
+	// Before the gaps, which the report lists apart.
+	at := len(layers)
+	for at > 0 && layers[at-1].Name == "gap" {
+		at--
+	}
+	layers = append(layers[:at], append([]Layer{l}, layers[at:]...)...)
+	return layers, missing
+}
+
+// SocketRefusals returns the host Unix socket paths the sandbox tried to
+// reach and was refused since the last call, if any.
+func (e *Engine) SocketRefusals() []string {
+	e.zmu.Lock()
+	defer e.zmu.Unlock()
+	z := e.zyg
+	if z == nil {
+		return nil
+	}
+	r, err := z.run(&commandSpec{Refusals: true}, nil)
+	if err != nil {
+		return nil
+	}
+	return r.Refused
+}

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/moat-sandbox/moat"
+)
+
+// maxSummaryLines bounds the refusal summary that run and shell print at
+// exit: the first lines, then one that counts the rest.
+const maxSummaryLines = 10
+
+// quietUsage is the help text of --quiet, shared by run and shell.
+const quietUsage = "do not print, at exit, the summary of what the sandbox was refused"
+
+// finish closes sb once the command is done, then prints what the sandbox
+// was refused (Close adds what it neutralised, so the summary comes after
+// it) unless quiet, and returns the outcome of the run: runErr, or Close's
+// error when the command itself succeeded. A Close error that comes with a
+// failed command is printed, so it is never lost.
+func finish(sb *moat.Sandbox, w io.Writer, quiet bool, runErr error) error {
+	closeErr := sb.Close()
+	var printed []string
+	if !quiet {
+		printed = printRefusals(w, sb.Refusals())
+	}
+	if closeErr != nil {
+		if runErr == nil {
+			return failf("close: %s", trimMoat(closeErr))
+		}
+		fmt.Fprintln(w, errorLine(fmt.Errorf("close: %s", trimMoat(closeErr))))
+	}
+	var exited *moat.ExitError
+	if errors.As(runErr, &exited) && slices.Contains(printed, strings.TrimSpace(exited.Reason())) {
+		// The summary said which limit ended the command; the reason
+		// line would say it again.
+		code, _ := exitedCode(exited)
+		return &exitStatus{code: code}
+	}
+	return runErr
+}
+
+// printRefusals writes one "moat: " line per refusal, at most
+// maxSummaryLines in all, and returns the refusals it printed, as
+// Refusal.String gives them.
+func printRefusals(w io.Writer, rs []moat.Refusal) (printed []string) {
+	shown := rs
+	if len(rs) > maxSummaryLines {
+		shown = rs[:maxSummaryLines-1]
+	}
+	var b strings.Builder
+	for _, r := range shown {
+		printed = append(printed, r.String())
+		b.WriteString("moat: " + printable(r.String()) + "\n")
+	}
+	if n := len(rs) - len(shown); n > 0 {
+		fmt.Fprintf(&b, "moat: ... and %d more\n", n)
+	}
+	_, _ = io.WriteString(w, b.String())
+	return printed
+}
+
+// printable makes s safe to print on a terminal as one line: control
+// characters, invalid UTF-8 and the characters that reorder text are
+// written as Go escapes. What a sandbox named (a host, a path) must not
+// move the cursor or recolour the user's terminal.
+func printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029':
+			q := fmt.Sprintf("%+q", string(r))
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}

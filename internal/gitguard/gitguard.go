@@ -1,0 +1,456 @@
+// Package gitguard finds, in the places a sandbox may write, every file
+// that makes the host's git read configuration, run hooks or run programs
+// from elsewhere, and undoes, loudly, what a sandbox run created or
+// changed there.
+//
+// No kernel mechanism stops a sandbox from creating a repository in a
+// directory it may write (sub/.git, a .git file pointing at a hidden git
+// directory, a bare repository anywhere), nor from adding a commondir or
+// an info/attributes file next to the read-only bound config and hooks. So
+// the sandbox takes a [Snapshot] before its first command and, once every
+// sandboxed process is dead, calls [Snapshot.Check]: each control path the
+// run created or changed is renamed aside with a suffix naming the sandbox,
+// a changed file's original content is put back, and each is reported.
+// Nothing is deleted, and no symbolic link is followed.
+//
+// What counts as a control path (see gitrepository-layout(5) and
+// git-config(1)), for every git directory found in a writable place: a
+// ".git" entry in a tree (directory, "gitdir:" file or link), and a
+// directory git accepts as a repository (HEAD plus objects/ and refs/, or
+// plus commondir: a bare repository, a separate git directory, a
+// submodule's modules/NAME, a worktree's worktrees/ID); inside each git
+// directory config, config.worktree (both can set core.fsmonitor,
+// core.hooksPath, core.pager, aliases, filter and diff drivers), commondir
+// (redirects config and hooks to another directory), gitdir (a worktree's
+// back pointer), hooks/ and everything in it, info/ and everything in it
+// (info/attributes selects filter, diff and merge drivers for every path);
+// and every file named by include.path or includeIf.*.path in any of those
+// configs, when it lies in a writable place. The rest of a git directory
+// is data: objects, refs, logs, index, HEAD, packed-refs; objects/info/
+// alternates and the legacy branches/ and remotes/ name objects and URLs,
+// never commands (git refuses the ext:: transport by default).
+//
+// Files of the working tree are not control paths, because they cannot
+// name a command: .gitattributes only selects drivers that a config
+// defines, .gitmodules' "update = !command" is refused by git (since
+// 2.24.1, CVE-2019-19604), and .gitignore and .mailmap hold patterns and
+// names. They are ordinary project files that a sandbox edits on purpose.
+package gitguard
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// MaxEntries bounds how many directory entries one [Take] examines over
+// all its places. A scan that reaches it is reported, never silently cut.
+const MaxEntries = 200000
+
+// entryBudget is MaxEntries; tests lower it.
+var entryBudget = MaxEntries
+
+// maxDepth bounds how deep below a place the scan goes (PATH_MAX allows
+// about 2000 levels of one-letter names; nobody's project is that deep).
+const maxDepth = 64
+
+// maxHash bounds the bytes of one file that are hashed; maxKeep those kept
+// to restore a file the sandbox changed.
+const (
+	maxHash = 16 << 20
+	maxKeep = 256 << 10
+)
+
+// maxIncludeDepth bounds how many include levels are followed (git's own
+// limit is 10).
+const maxIncludeDepth = 10
+
+type role uint8
+
+const (
+	roleDotGit  role = iota + 1 // a .git entry in a working tree
+	roleControl                 // a control file or directory of a git directory
+	roleTree                    // a control directory's content (hooks/*, info/*)
+	roleInclude                 // a file included from a repository's config
+)
+
+// state is what a control path was at one moment.
+type state struct {
+	role    role
+	info    os.FileInfo
+	kind    fs.FileMode // the type bits
+	perm    fs.FileMode
+	link    string
+	sum     [sha256.Size]byte
+	content []byte // a small regular file's content, to restore it
+	kept    bool
+}
+
+func (a *state) differs(b *state) bool {
+	if a.kind != b.kind || !os.SameFile(a.info, b.info) {
+		return true
+	}
+	switch {
+	case a.kind == 0:
+		return a.sum != b.sum || a.perm != b.perm
+	case a.kind&fs.ModeSymlink != 0:
+		return a.link != b.link
+	}
+	return false
+}
+
+// Snapshot is the state of the git control paths of some writable places
+// at one moment. The zero value holds no places; Check on it finds nothing.
+type Snapshot struct {
+	places []string
+	taken  time.Time
+	paths  map[string]*state
+	// incomplete maps a place to why part of it was not examined.
+	incomplete map[string]string
+	home       string
+}
+
+// Take examines places (absolute directories; others are ignored) and
+// records the state of every git control path in them.
+func Take(places []string) *Snapshot {
+	s := &Snapshot{taken: time.Now(), paths: map[string]*state{}, incomplete: map[string]string{}}
+	s.home, _ = os.UserHomeDir()
+	s.places = cleanPlaces(places)
+	sc := &scanner{s: s, budget: entryBudget, gitDirs: map[string]bool{}}
+	for _, p := range s.places {
+		sc.place(p)
+	}
+	return s
+}
+
+// cleanPlaces keeps the absolute, distinct places that are not inside
+// another one.
+func cleanPlaces(places []string) []string {
+	var out []string
+	for _, p := range places {
+		if p == "" || !filepath.IsAbs(p) {
+			continue
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	sort.Strings(out)
+	var kept []string
+	for _, p := range out {
+		inside := false
+		for _, q := range kept {
+			if isUnder(p, q) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+// isUnder reports whether p is dir or lies below it.
+func isUnder(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+func (s *Snapshot) placeOf(p string) string {
+	for _, w := range s.places {
+		if isUnder(p, w) {
+			return w
+		}
+	}
+	return ""
+}
+
+// Paths returns the control paths that existed when s was taken, sorted.
+func (s *Snapshot) Paths() []string {
+	out := make([]string, 0, len(s.paths))
+	for p := range s.paths {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+type scanner struct {
+	s       *Snapshot
+	budget  int
+	gitDirs map[string]bool
+}
+
+// spend takes n entries from the budget; false once it is exhausted.
+func (sc *scanner) spend(place string, n int) bool {
+	sc.budget -= n
+	if sc.budget < 0 {
+		if _, ok := sc.s.incomplete[place]; !ok {
+			sc.s.incomplete[place] = fmt.Sprintf("more than %d entries: what lies beyond them was not checked for repositories", entryBudget)
+		}
+		return false
+	}
+	return true
+}
+
+// place walks one writable place breadth first, so that what lies near
+// its top (where a shell prompt runs git on a plain cd) is examined first.
+func (sc *scanner) place(root string) {
+	fi, err := os.Lstat(root)
+	if err != nil || !fi.IsDir() {
+		return
+	}
+	type item struct {
+		dir   string
+		depth int
+	}
+	queue := []item{{root, 0}}
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		entries, err := os.ReadDir(it.dir)
+		if err != nil {
+			if _, ok := sc.s.incomplete[root]; !ok {
+				sc.s.incomplete[root] = fmt.Sprintf("%s could not be read (%v): what it holds was not checked for repositories", it.dir, errors.Unwrap(err))
+			}
+			continue
+		}
+		if !sc.spend(root, len(entries)) {
+			return
+		}
+		if LooksLikeGitDir(entries) {
+			sc.gitDir(it.dir, 0)
+			continue
+		}
+		for _, e := range entries {
+			p := filepath.Join(it.dir, e.Name())
+			if e.Name() == ".git" {
+				sc.dotGit(p)
+				continue
+			}
+			if e.Type().IsDir() { // d_type: a link to a directory is not followed
+				if it.depth >= maxDepth {
+					sc.s.incomplete[root] = fmt.Sprintf("%s is more than %d levels deep: what it holds was not checked for repositories", p, maxDepth)
+					continue
+				}
+				queue = append(queue, item{p, it.depth + 1})
+			}
+		}
+	}
+}
+
+// LooksLikeGitDir reports whether a directory with these entries is one
+// git accepts as a git directory: HEAD, and objects/ with refs/ or a
+// commondir naming where they are.
+func LooksLikeGitDir(entries []fs.DirEntry) bool {
+	var head, objects, refs, common bool
+	for _, e := range entries {
+		switch e.Name() {
+		case "HEAD":
+			head = !e.IsDir()
+		case "objects":
+			objects = true
+		case "refs":
+			refs = true
+		case "commondir":
+			common = true
+		}
+	}
+	return head && (common || objects && refs)
+}
+
+// record notes the state of p, if it exists and lies in a place.
+func (sc *scanner) record(p string, r role) (*state, bool) {
+	if sc.s.placeOf(p) == "" {
+		return nil, false
+	}
+	if st, ok := sc.s.paths[p]; ok {
+		return st, true
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, false
+	}
+	st := &state{role: r, info: fi, kind: fi.Mode().Type(), perm: fi.Mode().Perm()}
+	switch {
+	case fi.Mode().IsRegular():
+		if f, err := openNoFollow(p); err == nil {
+			h := sha256.New()
+			var keep limitedBuffer
+			keep.max = maxKeep
+			_, err := io.Copy(io.MultiWriter(h, &keep), io.LimitReader(f, maxHash))
+			f.Close()
+			copy(st.sum[:], h.Sum(nil))
+			if err == nil && !keep.over && fi.Size() <= maxKeep {
+				st.content, st.kept = keep.b, true
+			}
+		}
+	case fi.Mode()&fs.ModeSymlink != 0:
+		st.link, _ = os.Readlink(p)
+	}
+	sc.s.paths[p] = st
+	return st, true
+}
+
+// limitedBuffer keeps up to max bytes and notes whether more came.
+type limitedBuffer struct {
+	b    []byte
+	max  int
+	over bool
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if len(l.b)+len(p) > l.max {
+		l.over = true
+	} else {
+		l.b = append(l.b, p...)
+	}
+	return len(p), nil
+}
+
+// dotGit records a .git entry of a working tree and the git directory it
+// is or names.
+func (sc *scanner) dotGit(p string) {
+	st, ok := sc.record(p, roleDotGit)
+	if !ok {
+		return
+	}
+	dir := filepath.Dir(p)
+	switch {
+	case st.kind.IsDir():
+		sc.gitDir(p, 0)
+	case st.kind == 0:
+		if target, ok := ParseGitFile(st.content); ok {
+			sc.gitDir(resolve(dir, target), 0)
+		}
+	case st.kind&fs.ModeSymlink != 0:
+		// Not followed: what it names is examined only if it lies in a
+		// place, where the walk or a pointer reaches it.
+		if st.link != "" {
+			if t := resolve(dir, st.link); sc.s.placeOf(t) != "" {
+				sc.gitDir(t, 0)
+			}
+		}
+	}
+}
+
+func resolve(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// gitDir records the control paths of the git directory g, and follows
+// its commondir, worktrees and submodules.
+func (sc *scanner) gitDir(g string, depth int) {
+	if sc.gitDirs[g] || depth > 8 || sc.s.placeOf(g) == "" {
+		return
+	}
+	sc.gitDirs[g] = true
+	if fi, err := os.Lstat(g); err != nil || !fi.IsDir() {
+		return
+	}
+	for _, name := range []string{"config", "config.worktree"} {
+		if st, ok := sc.record(filepath.Join(g, name), roleControl); ok {
+			sc.includes(filepath.Join(g, name), st, 0)
+		}
+	}
+	if st, ok := sc.record(filepath.Join(g, "commondir"), roleControl); ok && st.kind == 0 {
+		if target, ok := ParseCommondir(st.content); ok {
+			sc.gitDir(resolve(g, target), depth+1)
+		}
+	}
+	sc.record(filepath.Join(g, "gitdir"), roleControl)
+	sc.tree(filepath.Join(g, "hooks"), 0)
+	sc.tree(filepath.Join(g, "info"), 0)
+	if entries, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
+		for _, e := range entries {
+			if e.Type().IsDir() {
+				sc.gitDir(filepath.Join(g, "worktrees", e.Name()), depth+1)
+			}
+		}
+	}
+	sc.modules(filepath.Join(g, "modules"), depth, 0)
+}
+
+// tree records a control directory and everything in it.
+func (sc *scanner) tree(p string, level int) {
+	r := roleControl
+	if level > 0 {
+		r = roleTree
+	}
+	st, ok := sc.record(p, r)
+	if !ok || !st.kind.IsDir() || level > 4 {
+		return
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil || !sc.spend(sc.s.placeOf(p), len(entries)) {
+		return
+	}
+	for _, e := range entries {
+		sc.tree(filepath.Join(p, e.Name()), level+1)
+	}
+}
+
+// modules finds the submodules' git directories under a git directory's
+// modules/ (a submodule's name may hold slashes, and submodules nest).
+func (sc *scanner) modules(dir string, depth, level int) {
+	if level > 8 {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || !sc.spend(sc.s.placeOf(dir), len(entries)) {
+		return
+	}
+	if level > 0 && LooksLikeGitDir(entries) {
+		sc.gitDir(dir, depth+1)
+		return
+	}
+	for _, e := range entries {
+		if e.Type().IsDir() {
+			sc.modules(filepath.Join(dir, e.Name()), depth, level+1)
+		}
+	}
+}
+
+// includes records the files a config file includes that lie in a place.
+func (sc *scanner) includes(file string, st *state, level int) {
+	if st.kind != 0 || level >= maxIncludeDepth {
+		return
+	}
+	for _, inc := range ParseIncludes(st.content) {
+		p, ok := ResolveInclude(file, inc, sc.s.home)
+		if !ok {
+			continue
+		}
+		if ist, ok := sc.record(p, roleInclude); ok {
+			sc.includes(p, ist, level+1)
+		}
+	}
+}
+
+// ResolveInclude turns the value of an include.path or includeIf.*.path
+// in the config file named file into the path git reads: "~/" is the
+// home, a relative path is relative to file's directory. It reports false
+// for what it cannot place ("~user/", "%(prefix)/", an empty home).
+func ResolveInclude(file, inc, home string) (string, bool) {
+	switch {
+	case inc == "":
+		return "", false
+	case strings.HasPrefix(inc, "~/"):
+		if home == "" {
+			return "", false
+		}
+		return filepath.Join(home, inc[2:]), true
+	case strings.HasPrefix(inc, "~"), strings.HasPrefix(inc, "%(prefix)/"):
+		return "", false
+	}
+	return resolve(filepath.Dir(file), inc), true
+}

@@ -1,0 +1,99 @@
+package moat
+
+import (
+	"strconv"
+	"time"
+)
+
+// limitKill is one limit that ended a command: moat killed it (memory,
+// disk, timeout) or the kernel did on moat's behalf (CPU time, file size).
+// Every kind goes through the same path, Cmd.limitKilled, so each is told
+// once, as a [Refusal] of kind "limit" and as the [ExitError]'s reason,
+// which `moat run` prints as its one "moat:" line.
+type limitKill struct {
+	subject string // "memory", "disk", "disk-inodes", "cpu-time", "file-size", "timeout"
+	detail  string
+	allow   string
+}
+
+func (k limitKill) refusal() Refusal {
+	return Refusal{Kind: "limit", Subject: k.subject, Detail: k.detail, Allow: k.allow}
+}
+
+// The limit kills, one constructor each so that every message names the
+// flag and the Config field that would allow more.
+
+func memoryKill(limit int64, detail string) limitKill {
+	d := "killed: the sandbox used more than " + formatBytes(limit)
+	if detail != "" {
+		d += " (" + detail + ")"
+	}
+	return limitKill{"memory", d, "--memory SIZE, Limits.MemoryBytes"}
+}
+
+func diskKill(limit int64, used int64) limitKill {
+	return limitKill{"disk", "killed: the sandbox wrote " + formatBytes(used) + ", more than its " + formatBytes(limit),
+		"--disk SIZE, Limits.DiskBytes"}
+}
+
+func diskBudgetKill(limit int64) limitKill {
+	return limitKill{"disk", "killed: a file reached the " + formatBytes(limit) + " left of the disk limit",
+		"--disk SIZE, Limits.DiskBytes"}
+}
+
+func inodeKill(limit int64, used int64) limitKill {
+	return limitKill{"disk-inodes", "killed: the sandbox created " + strconv.FormatInt(used, 10) +
+		" files and directories, more than its " + strconv.FormatInt(limit, 10), "--disk-inodes N, Limits.DiskInodes"}
+}
+
+func cpuKill(seconds int64) limitKill {
+	return limitKill{"cpu-time", "killed: a process used " + strconv.FormatInt(seconds, 10) + "s of CPU time",
+		"--cpu-time SECONDS, Limits.CPUSeconds"}
+}
+
+func fileSizeKill(limit int64) limitKill {
+	return limitKill{"file-size", "killed: a file reached " + formatBytes(limit), "--file-size SIZE, Limits.FileSizeBytes"}
+}
+
+func timeoutKill(d time.Duration) limitKill {
+	return limitKill{"timeout", "killed after " + d.String(), "--timeout DURATION, Limits.Timeout"}
+}
+
+// limitKilled records k once: as the reason the ExitError gives (the first
+// one wins) and as a refusal of the sandbox.
+func (c *Cmd) limitKilled(k limitKill) string {
+	r := k.refusal()
+	reason := r.String()
+	c.mu.Lock()
+	first := c.reason == ""
+	if first {
+		c.reason = reason
+	}
+	c.mu.Unlock()
+	if first {
+		c.sb.addRefusal(r)
+	}
+	return reason
+}
+
+// formatBytes writes n in the largest binary unit that keeps it readable:
+// "64 MiB", "1.5 GiB", "512 bytes".
+func formatBytes(n int64) string {
+	units := []string{"KiB", "MiB", "GiB", "TiB"}
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " bytes"
+	}
+	v := float64(n)
+	u := ""
+	for _, unit := range units {
+		if v < 1024 {
+			break
+		}
+		v /= 1024
+		u = unit
+	}
+	if v == float64(int64(v)) {
+		return strconv.FormatInt(int64(v), 10) + " " + u
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + u
+}

@@ -1,0 +1,118 @@
+//go:build linux
+
+package moat
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 bytes", 1023: "1023 bytes", 1024: "1 KiB", 64 << 20: "64 MiB",
+		3 << 29: "1.5 GiB", 5 << 40: "5 TiB", 20<<20 + 1: "20.0 MiB"} {
+		if got := formatBytes(n); got != want {
+			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// Every limit kill reads as one line naming the limit and its flag.
+func TestLimitKillLines(t *testing.T) {
+	cases := []struct {
+		k    limitKill
+		want string
+	}{
+		{memoryKill(64<<20, "resident 10 MiB, socket buffers 60 MiB"), "limit: memory: killed: the sandbox used more than 64 MiB (resident 10 MiB, socket buffers 60 MiB) (--memory SIZE, Limits.MemoryBytes)"},
+		{diskKill(20<<20, 21<<20), "limit: disk: killed: the sandbox wrote 21 MiB, more than its 20 MiB (--disk SIZE, Limits.DiskBytes)"},
+		{inodeKill(5120, 5200), "limit: disk-inodes: killed: the sandbox created 5200 files and directories, more than its 5120 (--disk-inodes N, Limits.DiskInodes)"},
+		{cpuKill(2), "limit: cpu-time: killed: a process used 2s of CPU time (--cpu-time SECONDS, Limits.CPUSeconds)"},
+		{timeoutKill(time.Second), "limit: timeout: killed after 1s (--timeout DURATION, Limits.Timeout)"},
+		{fileSizeKill(1024), "limit: file-size: killed: a file reached 1 KiB (--file-size SIZE, Limits.FileSizeBytes)"},
+	}
+	for _, tc := range cases {
+		if got := tc.k.refusal().String(); got != tc.want {
+			t.Errorf("got  %q\nwant %q", got, tc.want)
+		}
+	}
+}
+
+// The kernel's rlimit kills are recognised from the wait status, and only
+// where the limit is set.
+func TestKernelLimitKill(t *testing.T) {
+	cases := []struct {
+		name    string
+		script  string
+		lim     Limits
+		fsize   int64
+		subject string // "" means not a limit kill
+	}{
+		{"SIGXCPU with a CPU limit", "kill -XCPU $$", Limits{CPUSeconds: 1}, 0, "cpu-time"},
+		{"SIGXCPU without one", "kill -XCPU $$", Limits{}, 0, ""},
+		{"SIGKILL before the CPU limit", "kill -KILL $$", Limits{CPUSeconds: 100}, 0, ""},
+		{"SIGXFSZ at the disk budget", "kill -XFSZ $$", Limits{FileSizeBytes: 4 << 30}, 20 << 20, "disk"},
+		{"SIGXFSZ at the file size limit", "kill -XFSZ $$", Limits{FileSizeBytes: 1024}, 0, "file-size"},
+		{"exit 1", "exit 1", Limits{CPUSeconds: 1, FileSizeBytes: 1}, 1, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := exec.Command("/bin/sh", "-c", tc.script)
+			_ = c.Run()
+			cmd := &Cmd{sb: &Sandbox{cfg: Config{Limits: tc.lim}}}
+			k, ok := cmd.kernelLimitKill(c.ProcessState, tc.fsize)
+			if ok != (tc.subject != "") || k.subject != tc.subject {
+				t.Fatalf("kernelLimitKill = %+v, %v; want subject %q", k, ok, tc.subject)
+			}
+		})
+	}
+}
+
+// A limit kill is recorded once: the first reason wins and one refusal.
+func TestLimitKilledOnce(t *testing.T) {
+	c := &Cmd{sb: &Sandbox{}}
+	first := c.limitKilled(timeoutKill(time.Second))
+	c.limitKilled(diskKill(1, 2))
+	c.limitKilled(timeoutKill(time.Second))
+	if c.reason != first || !strings.Contains(first, "timeout") {
+		t.Fatalf("reason = %q", c.reason)
+	}
+	if r := c.sb.Refusals(); len(r) != 1 || r[0].Subject != "timeout" || r[0].Kind != "limit" {
+		t.Fatalf("refusals = %v", r)
+	}
+}
+
+func TestInodeLimit(t *testing.T) {
+	dir := t.TempDir()
+	free := int64(-1)
+	if st, err := statFS(dir); err == nil && st.totalInodes > 0 {
+		free = st.freeInodes
+	}
+	cases := []struct {
+		name         string
+		inodes, disk int64
+		want         int64
+	}{
+		{"explicit", 500, 20 << 20, 500},
+		{"none", -1, 20 << 20, 0},
+		{"derived from 20 MiB", 0, 20 << 20, 5120},
+		{"floor", 0, 1 << 20, minDefaultInodes},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Sandbox{workDir: dir, cfg: Config{Limits: Limits{DiskInodes: tc.inodes}}, diskLimitBytes: tc.disk}
+			want := tc.want
+			if free >= 0 && tc.inodes == 0 {
+				want = min(want, free/2)
+			}
+			if got := s.inodeLimit(); got != want {
+				t.Fatalf("inodeLimit() = %d, want %d", got, want)
+			}
+		})
+	}
+	// Without a byte limit, half the free inodes.
+	s := &Sandbox{workDir: dir}
+	if got := s.inodeLimit(); free >= 0 && got != free/2 {
+		t.Fatalf("inodeLimit() without a disk limit = %d, want %d", got, free/2)
+	}
+}

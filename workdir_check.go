@@ -1,0 +1,181 @@
+package moat
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ErrUnsafeWorkDir is matched by [errors.Is] when [New] or [CheckWorkDir]
+// refuses a supplied working directory because writing in it would change
+// what runs later outside the sandbox (a home's shell rc files, ~/.local/bin,
+// a directory on PATH) or the system itself. [Config.AllowHomeWorkDir] lifts
+// the first kind; nothing lifts the second.
+var ErrUnsafeWorkDir = errors.New("moat: unsafe working directory")
+
+// MinOpenFiles is the smallest [Limits.OpenFiles] a sandbox accepts: below
+// it the sandbox's helper and init cannot hold the descriptors they need
+// (standard streams, the command's pipes, their own control sockets).
+const MinOpenFiles = 32
+
+// PlaceError is a working directory, grant or audit log path that moat
+// refuses before creating anything. It reads `moat: workdir "/": problem`.
+// It matches [ErrUnsafeWorkDir] when writing there would change what runs
+// later outside the sandbox. The zero value names nothing.
+type PlaceError struct {
+	// Subject is what was refused: "workdir", "grant" or "audit log".
+	Subject string
+	// Path is the path as the caller wrote it.
+	Path string
+	// Problem says why, in a few words.
+	Problem string
+
+	unsafe bool
+}
+
+func (e *PlaceError) Error() string {
+	return "moat: " + e.Subject + " " + strconv.Quote(e.Path) + ": " + e.Problem
+}
+
+// Is makes errors.Is(err, ErrUnsafeWorkDir) true for an unsafe working
+// directory.
+func (e *PlaceError) Is(target error) bool { return e.unsafe && target == ErrUnsafeWorkDir }
+
+// pseudoDirs are the kernel's file systems: no working directory can live
+// in them.
+var pseudoDirs = []string{"/proc", "/sys", "/dev"}
+
+// systemDirs may not be the working directory, nor lie inside it: a
+// sandbox run as root would rewrite the system. Directories inside them
+// (/opt/project, /var/tmp/job) are fine.
+var systemDirs = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/boot", "/opt",
+	"/var", "/run", "/srv", "/tmp", "/var/tmp", "/mnt", "/media",
+}
+
+// homeControl are places under a home from which files run, or are
+// trusted, later and outside the sandbox: a working directory that is one
+// of them or holds one is refused unless AllowHomeWorkDir. The home itself
+// comes first, so the home and every directory above it (/home, /) are
+// refused.
+var homeControl = []string{
+	"", ".local", ".local/bin", "bin", ".config", ".config/autostart", ".config/systemd",
+	".config/environment.d", ".config/fish", ".config/git", ".local/share/applications",
+	".local/share/systemd", ".bashrc.d", ".ssh", ".gnupg",
+}
+
+// CheckWorkDir reports why dir cannot be a supplied working directory, or
+// nil. dir is resolved first; one that does not exist is left to [New] to
+// report. It refuses the root, the kernel's pseudo file systems and the
+// system directories, a directory the user cannot list or write, and,
+// unless allowHome, a home directory, a directory holding one, one of the
+// home's control places (~/.local/bin, ~/.config, ~/.ssh, ...) or a
+// directory holding one, and one that holds a directory of PATH: all of
+// them would let the sandbox change what runs later on the host.
+func CheckWorkDir(dir string, allowHome bool) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil
+	}
+	refuse := func(unsafe bool, format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		return &PlaceError{Subject: "workdir", Path: dir, Problem: msg, unsafe: unsafe}
+	}
+	if resolved == "/" {
+		return refuse(true, "is the root directory: the working directory is writable, so it must be a directory of its own")
+	}
+	for _, p := range pseudoDirs {
+		if isUnderPath(resolved, p) {
+			return refuse(true, "is in %s, a kernel file system, not a place to work in", p)
+		}
+	}
+	for _, p := range systemDirs {
+		if resolved == p {
+			return refuse(true, "is the system directory %s: the working directory is writable, so use a directory of its own inside it", p)
+		}
+	}
+	f, err := os.Open(resolved)
+	if err != nil {
+		return refuse(false, "cannot be opened: %v", pathErr(err))
+	}
+	_, err = f.Readdirnames(1)
+	f.Close()
+	if err != nil && err != io.EOF {
+		return refuse(false, "cannot be listed: %v", pathErr(err))
+	}
+	if err := canWrite(resolved); err != nil {
+		return refuse(false, "is not writable: %v", err)
+	}
+	if !allowHome {
+		for _, h := range allHomes(ownHome()) {
+			for _, rel := range homeControl {
+				c := filepath.Join(h, rel)
+				if !isUnderPath(c, resolved) {
+					continue
+				}
+				what := "the home directory " + h
+				if rel != "" {
+					what = c
+				}
+				if resolved == c {
+					return refuse(true, "is %s, whose files run later outside the sandbox (shell rc files, ~/.local/bin); pass --allow-home-workdir (Config.AllowHomeWorkDir) to allow it", what)
+				}
+				return refuse(true, "holds %s, whose files run later outside the sandbox (shell rc files, ~/.local/bin); pass --allow-home-workdir (Config.AllowHomeWorkDir) to allow it", what)
+			}
+		}
+		for _, p := range filepath.SplitList(os.Getenv("PATH")) {
+			if !filepath.IsAbs(p) {
+				continue
+			}
+			if r, err := filepath.EvalSymlinks(p); err == nil && isUnderPath(r, resolved) {
+				return refuse(true, "holds %s, a directory of PATH, whose programs run later outside the sandbox; pass --allow-home-workdir (Config.AllowHomeWorkDir) to allow it", p)
+			}
+		}
+	}
+	return nil
+}
+
+// checkGrantPlaces refuses grants that no policy can mean: the root
+// directory, which would make the whole system the sandbox's.
+func checkGrantPlaces(grants []Grant) error {
+	for _, g := range grants {
+		if g.Path == "/" {
+			return &PlaceError{Subject: "grant", Path: g.Path, Problem: "is the root directory; grant the directories the command needs instead"}
+		}
+	}
+	return nil
+}
+
+// checkPlaces refuses, before anything is created, a supplied working
+// directory that [CheckWorkDir] refuses, a grant of the root, too few open
+// files, and an audit log the sandbox could write.
+func (s *Sandbox) checkPlaces() error {
+	if s.cfg.WorkDir != "" {
+		if err := CheckWorkDir(s.cfg.WorkDir, s.cfg.AllowHomeWorkDir); err != nil {
+			return err
+		}
+	}
+	if err := checkGrantPlaces(s.cfg.Grants); err != nil {
+		return err
+	}
+	if n := s.cfg.Limits.OpenFiles; n > 0 && n < MinOpenFiles {
+		return errorf("limits: open files %d: too few for the sandbox's helper and the command's standard streams; want at least %d", n, MinOpenFiles)
+	}
+	return checkAuditLogPlace(&s.cfg)
+}
+
+// isUnderPath reports whether p is dir or lies beneath it.
+func isUnderPath(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
