@@ -72,6 +72,7 @@ var secretNames = map[string]bool{
 	"_netrc": true, ".git-credentials": true, "git-credentials": true, ".pypirc": true,
 	".npmrc": true, ".vault-token": true, "hosts.yml": true, "hosts.json": true,
 	"id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true,
+	".env": true, ".envrc": true,
 }
 
 // secretWords are words of a name (split at anything but letters and
@@ -109,9 +110,19 @@ func credentialName(name string) bool {
 		if secretWords[w] {
 			return true
 		}
+		// Run-together names: hftoken, authtoken, dbpassword (but not
+		// tokenizer, whose secret word is not at its end).
+		for _, stem := range secretStems {
+			if strings.HasSuffix(w, stem) {
+				return true
+			}
+		}
 	}
 	return false
 }
+
+// secretStems are secret words also caught at the end of a longer word.
+var secretStems = []string{"token", "tokens", "secret", "secrets", "password", "passwd", "credentials", "apikey"}
 
 // scanCuratedCredentials returns the entries of home's curated directories
 // that credentialName flags, in a fixed order, within the scan's bounds.
@@ -156,10 +167,14 @@ func scanCuratedCredentials(home string) []string {
 	return out
 }
 
-// executableFile reports a regular file with an execute bit: a program
-// named like a secret (gh-token, a credential helper) is left alone.
+// executableFile reports a regular file with an execute bit in a bin or
+// libexec directory: a program named like a secret (gh-token, a credential
+// helper) is left alone there. Elsewhere an execute bit proves nothing.
 func executableFile(p string, t fs.FileMode) bool {
 	if !t.IsRegular() {
+		return false
+	}
+	if d := filepath.Base(filepath.Dir(p)); d != "bin" && d != "libexec" {
 		return false
 	}
 	fi, err := os.Lstat(p)

@@ -21,6 +21,7 @@ func TestCredentialName(t *testing.T) {
 		{"token.py", false}, {"tokenize.py", false}, {"credentials.rs", false}, {"tokenizer.json", false},
 		{"tokenizer_config.json", false}, {"special_tokens_map.json", false}, {"added_tokens.json", false},
 		{"config.toml", false}, {"settings.toml", false}, {"env", false}, {"secretstorage", false},
+		{"hftoken", true}, {"authtoken", true}, {"db_password.txt", true}, {".env", true},
 		{"tokens.go", false}, {"pip.conf", false}, {"README.md", false}, {"keyring", false},
 	} {
 		if got := credentialName(tc.name); got != tc.want {

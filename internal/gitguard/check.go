@@ -69,8 +69,11 @@ func (s *Snapshot) Check(suffix string) []Finding {
 	if s == nil || len(s.places) == 0 {
 		return nil
 	}
-	after := Take(s.places)
+	after := takeAfter(s)
 	found := Neutralise(s, Diff(s, after), suffix)
+	for _, d := range after.repaired {
+		found = append(found, Finding{Path: d, Detail: "made unreadable by the sandbox; its owner's permissions were restored so that it could be checked for repositories"})
+	}
 	var inc []string
 	for w := range after.incomplete {
 		inc = append(inc, w)

@@ -109,3 +109,14 @@ func restoreLink(w, p, target string) error {
 	}
 	return nil
 }
+
+// makeReadable adds the owner's rwx to dir when it is a directory (not a
+// link) that this user owns, and reports whether it did.
+func makeReadable(dir string) bool {
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Geteuid() {
+		return false
+	}
+	return unix.Fchmodat(unix.AT_FDCWD, dir, (st.Mode&0o7777)|0o700, unix.AT_SYMLINK_NOFOLLOW) == nil ||
+		unix.Chmod(dir, (st.Mode&0o7777)|0o700) == nil
+}

@@ -57,9 +57,10 @@ const MaxEntries = 200000
 // entryBudget is MaxEntries; tests lower it.
 var entryBudget = MaxEntries
 
-// maxDepth bounds how deep below a place the scan goes (PATH_MAX allows
-// about 2000 levels of one-letter names; nobody's project is that deep).
-const maxDepth = 64
+// maxDepth bounds how deep below a place the scan goes: PATH_MAX allows
+// about 2000 levels of one-letter names, and the entry budget bounds the
+// cost, so a sandbox cannot bury a repository below the scan cheaply.
+const maxDepth = 2048
 
 // maxHash bounds the bytes of one file that are hashed; maxKeep those kept
 // to restore a file the sandbox changed.
@@ -115,6 +116,9 @@ type Snapshot struct {
 	// incomplete maps a place to why part of it was not examined.
 	incomplete map[string]string
 	home       string
+	// repaired lists directories the run had made unreadable, which the
+	// check made readable again to examine them.
+	repaired []string
 }
 
 // Take examines places (absolute directories; others are ignored) and
@@ -126,6 +130,27 @@ func Take(places []string) *Snapshot {
 	sc := &scanner{s: s, budget: entryBudget, gitDirs: map[string]bool{}}
 	for _, p := range s.places {
 		sc.place(p)
+	}
+	return s
+}
+
+// takeAfter examines the places of before again, once the run is over.
+// Unlike Take it makes readable the directories of ours that the run made
+// unreadable (a chmod 0311 would hide a repository from the scan), and it
+// looks again at every path before recorded, wherever the walk went, so
+// that nothing the walk missed escapes the comparison.
+func takeAfter(before *Snapshot) *Snapshot {
+	s := &Snapshot{taken: time.Now(), paths: map[string]*state{}, incomplete: map[string]string{}}
+	s.home = before.home
+	s.places = before.places
+	sc := &scanner{s: s, budget: entryBudget, gitDirs: map[string]bool{}, repair: true}
+	for _, p := range s.places {
+		sc.place(p)
+	}
+	for p, st := range before.paths {
+		if _, ok := s.paths[p]; !ok {
+			sc.record(p, st.role)
+		}
 	}
 	return s
 }
@@ -185,6 +210,9 @@ type scanner struct {
 	s       *Snapshot
 	budget  int
 	gitDirs map[string]bool
+	// repair makes directories of ours that cannot be read readable
+	// (owner rwx added) before reading them.
+	repair bool
 }
 
 // spend takes n entries from the budget; false once it is exhausted.
@@ -215,6 +243,10 @@ func (sc *scanner) place(root string) {
 		it := queue[0]
 		queue = queue[1:]
 		entries, err := os.ReadDir(it.dir)
+		if err != nil && sc.repair && errors.Is(err, fs.ErrPermission) && makeReadable(it.dir) {
+			sc.s.repaired = append(sc.s.repaired, it.dir)
+			entries, err = os.ReadDir(it.dir)
+		}
 		if err != nil {
 			if _, ok := sc.s.incomplete[root]; !ok {
 				sc.s.incomplete[root] = fmt.Sprintf("%s could not be read (%v): what it holds was not checked for repositories", it.dir, errors.Unwrap(err))
@@ -224,12 +256,18 @@ func (sc *scanner) place(root string) {
 		if !sc.spend(root, len(entries)) {
 			return
 		}
-		if LooksLikeGitDir(entries) {
+		gitLike := LooksLikeGitDir(entries)
+		if gitLike {
+			// A bare repository, or a decoy: either way its own
+			// subdirectories may hold further repositories, so the walk
+			// goes on below it (all but its object store).
 			sc.gitDir(it.dir, 0)
-			continue
 		}
 		for _, e := range entries {
 			p := filepath.Join(it.dir, e.Name())
+			if gitLike && e.Name() == "objects" {
+				continue
+			}
 			if e.Name() == ".git" {
 				sc.dotGit(p)
 				continue

@@ -74,6 +74,10 @@ func TestCheck(t *testing.T) {
 			run:   merge(repo("sub/.git/"), map[string]string{"sub/.git/hooks/post-checkout": "#!/bin/sh\n"}),
 			moved: []string{"sub/.git"}, gone: []string{"sub/.git"}, want: 1,
 			edit: func(t *testing.T, w string) {}},
+		{name: "a decoy git directory hides nothing below it", before: repo(".git/"),
+			run: merge(map[string]string{"HEAD": "ref: refs/heads/main\n", "objects/": "", "refs/": "", ".git/commondir": "../evil\n"},
+				repo("evil/"), repo("sub/.git/")),
+			moved: []string{".git/commondir", "evil/config", "evil/hooks", "sub/.git"}, kept: []string{".git/config"}, want: 4},
 		{name: "new repository at the top", before: map[string]string{"go.mod": "module x\n"},
 			run: repo(".git/"), moved: []string{".git"}, want: 1},
 		{name: "commondir added", before: repo(".git/"),
@@ -281,5 +285,28 @@ func TestCheckIncomplete(t *testing.T) {
 	found = Take([]string{w}).Check(sfx)
 	if len(found) != 1 || found[0].MovedTo != "" || !strings.Contains(found[0].Detail, "not checked") {
 		t.Errorf("an incomplete scan is not reported: %+v", found)
+	}
+}
+
+// TestCheckRepairsUnreadable: a directory the run made unreadable is made
+// readable again and what it hides is moved aside. Root reads it anyway.
+func TestCheckRepairsUnreadable(t *testing.T) {
+	w := t.TempDir()
+	tree(t, w, map[string]string{"a.txt": "x"})
+	snap := Take([]string{w})
+	tree(t, w, repo("x/.git/"))
+	if err := os.Chmod(filepath.Join(w, "x"), 0o311); err != nil {
+		t.Fatal(err)
+	}
+	found := snap.Check(sfx)
+	if _, err := os.Lstat(filepath.Join(w, "x/.git"+sfx)); err != nil {
+		t.Errorf("x/.git not moved aside: %v; findings %q", err, found)
+	}
+	want := 1
+	if os.Geteuid() != 0 {
+		want = 2 // and the repair is said
+	}
+	if len(found) != want {
+		t.Errorf("%d findings, want %d: %q", len(found), want, found)
 	}
 }

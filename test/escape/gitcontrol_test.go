@@ -69,6 +69,24 @@ var gitControlProbes = []struct {
 		moved:  []string{".git/commondir"},
 	},
 	{
+		// A HEAD, objects/ and refs/ beside .git make the workdir look
+		// like a git directory itself; the check must still walk below it.
+		name:   "commondir redirect behind a decoy git directory",
+		setup:  repoWithStatus,
+		script: `mkdir objects refs && printf 'ref: refs/heads/main\n' > HEAD && mkdir evil && cp -R .git/objects .git/refs evil/ && ` + fsmonitorCfg + ` > evil/config && printf '../evil\n' > .git/commondir`,
+		moved:  []string{".git/commondir"},
+	},
+	{
+		name: "repository hidden in a directory made unreadable",
+		setup: func(t *testing.T, f *gitFixture) {
+			repoWithStatus(t, f)
+			f.trigger = func(t *testing.T) string { return hostGitTry(filepath.Join(f.W, "x"), nil, "status") }
+			t.Cleanup(func() { _ = os.Chmod(filepath.Join(f.W, "x"), 0o755) }) // before TempDir's removal
+		},
+		script: `mkdir x && (cd x && git init -q . && ` + fsmonitorCfg + ` >> .git/config) && chmod 311 x`,
+		moved:  []string{"x/.git"},
+	},
+	{
 		name: "include.path file created",
 		setup: func(t *testing.T, f *gitFixture) {
 			repoWithStatus(t, f)

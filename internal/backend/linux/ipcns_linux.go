@@ -92,8 +92,12 @@ func newLimitedIPC(m int64) (int, error) {
 	unix.Close(p[0])
 	unix.Close(null)
 	defer func() {
-		unix.Close(p[1]) // the holder exits
+		unix.Close(p[1])
 		if pid > 0 {
+			// Killed, not asked: waiting for its runtime to start and
+			// read the pipe's end would cost the sandbox's start-up
+			// several milliseconds. The namespaces live on in us.
+			_ = unix.Kill(pid, unix.SIGKILL)
 			reapChild(pid, 2*time.Second)
 		}
 	}()

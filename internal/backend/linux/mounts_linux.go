@@ -421,7 +421,9 @@ func buildDev(dev string, devFDs map[string]int, shmBytes int64) error {
 	shmOpts := "mode=1777"
 	if shmBytes > 0 {
 		// Files in /dev/shm are memory that no process's RSS shows.
-		shmOpts += fmt.Sprintf(",size=%d", shmBytes)
+		// Each inode is kernel memory too (about 1 KiB of slab): a
+		// million empty files would pin a gigabyte no sum counts.
+		shmOpts += fmt.Sprintf(",size=%d,nr_inodes=%d", shmBytes, max(shmBytes/(16<<10), 1024))
 	}
 	if err := mountTmpfs(dev+"/shm", shmOpts); err != nil {
 		return err
