@@ -62,7 +62,7 @@ func (s *Sandbox) resolveExecutable(name, dir string, env []string) (string, err
 	if !under(real, s.engine.execRoots()) {
 		s.noteExecRefused(real)
 		return "", &commandError{
-			msg:  name + ": " + real + " is not in an executable location of the sandbox (grant it with EXEC)",
+			msg:  name + ": " + real + " is not in an executable location of the sandbox (grant it with --executable, Grant EXEC; or --build, Config.Build, for files built in the working directory)",
 			kind: errPermission,
 		}
 	}

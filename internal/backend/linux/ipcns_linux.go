@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -98,7 +97,7 @@ func newLimitedIPC(m int64) (int, error) {
 			// read the pipe's end would cost the sandbox's start-up
 			// several milliseconds. The namespaces live on in us.
 			_ = unix.Kill(pid, unix.SIGKILL)
-			reapChild(pid, 2*time.Second)
+			go reapKilled(pid) // off the start-up path
 		}
 	}()
 	if err != nil {

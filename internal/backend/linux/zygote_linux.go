@@ -397,7 +397,17 @@ func (z *zygoteProc) reapInit() {
 	// Everything ends now: the kill spares the init's own exit path and
 	// the polling of a gentle wait, which start-up benchmarks pay for.
 	_ = unix.Kill(pid, unix.SIGKILL)
-	reapChild(pid, 3*time.Second)
+	reapKilled(pid)
+}
+
+// reapKilled waits for child pid, already sent SIGKILL, without polling.
+func reapKilled(pid int) {
+	for {
+		var ws unix.WaitStatus
+		if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
+			return
+		}
+	}
 }
 
 // reapChild waits for child pid, killing it after grace.
