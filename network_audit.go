@@ -379,23 +379,33 @@ func CheckAuditLogPath(path string, cfg Config) error {
 			return refuse("it is in %s %s, which the sandbox can write", pl.what, pl.path)
 		}
 	}
-	if cfg.Isolation == IsolationPermissive {
-		protected := false
-		for _, h := range allHomes(ownHome()) {
-			for _, p := range cfg.security().ProtectedPaths(h) {
-				if r := resolveAuditPath(p); target == r || strings.HasPrefix(target, r+"/") {
-					protected = true
-				}
-			}
-		}
-		if !protected {
-			return refuse("at isolation permissive the sandbox can write every file you can")
-		}
+	if cfg.Isolation == IsolationPermissive && !auditLogProtected(target, cfg) {
+		return refuse("at isolation permissive the sandbox can write every file you can")
 	}
 	if n := hardLinks(target); n > 1 {
 		return refuse("the file has %d hard links, and the sandbox may be able to write another of them", n)
 	}
 	return nil
+}
+
+// auditLogProtected reports whether target, resolved, lies in a path that
+// cfg's protections hide from a permissive sandbox. A protected path that
+// a grant names is exposed as granted (see computeExposure), so it hides
+// nothing here.
+func auditLogProtected(target string, cfg Config) bool {
+	granted := map[string]bool{}
+	for _, g := range cfg.Grants {
+		granted[resolveAuditPath(g.Path)] = true
+	}
+	sec := cfg.security()
+	for _, h := range allHomes(ownHome()) {
+		for _, p := range sec.ProtectedPaths(h) {
+			if r := resolveAuditPath(p); !granted[r] && isUnderPath(target, r) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // resolveAuditPath resolves every link of p that exists, the last one

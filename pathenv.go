@@ -20,7 +20,10 @@ type pathRules struct {
 	exec      []string // where the sandbox may execute (resolved)
 	writable  []string // where it writes (resolved)
 	writeExec []string // rwx grants, which may stay although writable
-	denied    []string // never: protected paths, temp, /proc, /sys, /dev, /run
+	denied    []string // never: temp, /proc, /sys, /dev, /run
+	// protected never stay either; computeExposure resolved them already
+	// (each protected path and what it leads to), so they are not again.
+	protected []string
 	// system are the roots bound whole inside the sandbox, so every link
 	// inside them exists there too: an entry spelled under one keeps its
 	// spelling; another entry that goes through a link is replaced by what
@@ -58,7 +61,8 @@ func filterPath(hostPath string, rules pathRules, resolve resolveFunc) string {
 		}
 		return out
 	}
-	exec, writable, rwx, denied := res(rules.exec), res(rules.writable), res(rules.writeExec), res(rules.denied)
+	exec, writable, rwx := res(rules.exec), res(rules.writable), res(rules.writeExec)
+	denied := append(res(rules.denied), rules.protected...)
 	var kept []string
 	seen := map[string]bool{}
 	for _, e := range filepath.SplitList(hostPath) {
@@ -93,9 +97,10 @@ var systemPathRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib6
 // sandboxPath is the PATH every command starts with.
 func (s *Sandbox) sandboxPath() string {
 	rules := pathRules{
-		exec:   s.engine.execRoots(),
-		system: systemPathRoots,
-		denied: append(append(append([]string(nil), tempDirs...), kernelDirs...), s.exposure.protected...),
+		exec:      s.engine.execRoots(),
+		system:    systemPathRoots,
+		denied:    append(append([]string(nil), tempDirs...), kernelDirs...),
+		protected: s.exposure.protected,
 	}
 	rules.writable = append([]string{s.workDir}, s.privateRoots()...)
 	for _, g := range s.cfg.Grants {

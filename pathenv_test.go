@@ -74,4 +74,12 @@ func TestFilterPath(t *testing.T) {
 	if got := filterPath("/home/u/bin:/home/u/work/bin:/tmp/tools:/usr/bin", perm, fs.resolve); got != "/home/u/bin:/usr/bin" {
 		t.Errorf("permissive: %q", got)
 	}
+	// Protected paths, as sandboxPath passes them (already resolved), at
+	// permissive, where nothing else drops them.
+	prot := perm
+	prot.denied = []string{"/tmp", "/proc"}
+	prot.protected = []string{"/home/u/.ssh"}
+	if got := filterPath("/home/u/.ssh/bin:/usr/bin", prot, fs.resolve); got != "/usr/bin" {
+		t.Errorf("protected: %q", got)
+	}
 }

@@ -12,10 +12,10 @@ import (
 )
 
 // A process killed before Close (SIGKILL, a crash, a power cut) leaves its
-// state directory and automatic working directory behind. New sweeps them,
-// once per process, from the directory it makes its own state directory
-// in. It removes only what it can prove is moat's and dead, by more than a
-// name: a directory named moat-ID-state-*, not a link, mode 0700, owned by
+// state directory and automatic working directory behind. New sweeps them
+// from the directory it makes its own state directory in, once per process
+// and directory. It removes only what it can prove is moat's and dead, by
+// more than a name: a directory named moat-ID-state-*, not a link, mode 0700, owned by
 // this user, holding an owner marker (not a link, this user's, well formed,
 // naming the same ID) whose process is gone. A process is gone when the
 // machine rebooted since (another boot ID), or, in this PID namespace, when
@@ -276,9 +276,13 @@ func sweepStale(base string, v procView) []string {
 	return removed
 }
 
-var sweepOnce sync.Once
+// swept holds the bases this process has swept.
+var swept sync.Map
 
-// sweepStaleOnce sweeps base the first time a process creates a sandbox.
+// sweepStaleOnce sweeps base the first time a process creates a sandbox
+// there (TMPDIR, or where it lies inside a working directory, /tmp).
 func sweepStaleOnce(base string) {
-	sweepOnce.Do(func() { sweepStale(base, hostProcs{}) })
+	if _, done := swept.LoadOrStore(base, true); !done {
+		sweepStale(base, hostProcs{})
+	}
 }

@@ -109,6 +109,13 @@ func TestCheckAuditLogPath(t *testing.T) {
 	cfg := Config{WorkDir: work, Grants: []Grant{{Path: rw, Access: READ | WRITE}, {Path: ro, Access: READ}}}
 	perm := cfg
 	perm.Isolation = IsolationPermissive
+	// A protected path hides the log from a permissive sandbox, unless a
+	// grant names it: then it is exposed, and writable at that level.
+	home := mk("home")
+	ssh := mk("home/.ssh")
+	t.Setenv("HOME", home)
+	permSSH := perm
+	permSSH.Grants = append(append([]Grant(nil), perm.Grants...), Grant{Path: ssh, Access: READ})
 	for _, tc := range []struct {
 		name, path string
 		cfg        Config
@@ -121,6 +128,8 @@ func TestCheckAuditLogPath(t *testing.T) {
 		{"a link into a grant", filepath.Join(out, "into-rw.jsonl"), cfg, "writable grant"},
 		{"hard-linked into the workdir", filepath.Join(out, "linked.jsonl"), cfg, "hard links"},
 		{"at permissive", filepath.Join(out, "a.jsonl"), perm, "permissive"},
+		{"at permissive, protected", filepath.Join(ssh, "a.jsonl"), perm, ""},
+		{"at permissive, protected but granted", filepath.Join(ssh, "a.jsonl"), permSSH, "permissive"},
 		{"in a read-only grant", filepath.Join(ro, "a.jsonl"), cfg, ""},
 		{"outside", filepath.Join(out, "a.jsonl"), cfg, ""},
 	} {

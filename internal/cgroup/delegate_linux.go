@@ -89,14 +89,12 @@ func (l layout) delegated(uid int, need []string) (layout, string, error) {
 	if l.v2 == nil {
 		return l, "", unavailable("cgroup2", errors.New("no cgroup v2 hierarchy, which delegation to a user needs"))
 	}
-	var onV2 []string
 	for _, c := range need {
 		if l.where(c) != "v2" {
 			return l, "", unavailable(c, errors.New("controller not on the cgroup v2 hierarchy, which delegation to a user needs"))
 		}
-		onV2 = append(onV2, c)
 	}
-	d, err := findDelegation(l.v2.mount, l.v2.rel, uid, onV2)
+	d, err := findDelegation(l.v2.mount, l.v2.rel, uid, need)
 	if err != nil {
 		return l, "", err
 	}

@@ -32,6 +32,17 @@ func openDirNoFollow(w, rel string) (int, error) {
 	return fd, nil
 }
 
+// openParent opens the directory holding p (inside place w) without
+// following links, and returns it with p's last component.
+func openParent(w, p string) (int, string, error) {
+	rel, err := filepath.Rel(w, p)
+	if err != nil {
+		return -1, "", err
+	}
+	fd, err := openDirNoFollow(w, filepath.Dir(rel))
+	return fd, filepath.Base(rel), err
+}
+
 // renameNoFollow renames rel (inside place w) to newName in the same
 // directory, without following links on the way and without replacing
 // an existing entry.
@@ -51,16 +62,12 @@ func renameNoFollow(w, rel, newName string) error {
 // restoreFile creates p (inside place w) afresh with perm and content,
 // failing if anything is there.
 func restoreFile(w, p string, perm os.FileMode, content []byte) error {
-	rel, err := filepath.Rel(w, p)
-	if err != nil {
-		return err
-	}
-	dfd, err := openDirNoFollow(w, filepath.Dir(rel))
+	dfd, base, err := openParent(w, p)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(dfd)
-	fd, err := unix.Openat(dfd, filepath.Base(rel), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm))
+	fd, err := unix.Openat(dfd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm))
 	if err != nil {
 		return &os.PathError{Op: "create", Path: p, Err: err}
 	}
@@ -95,16 +102,12 @@ func isExist(err error) bool { return errors.Is(err, unix.EEXIST) || errors.Is(e
 // restoreLink makes p (inside place w) a symbolic link to target again,
 // failing if anything is there.
 func restoreLink(w, p, target string) error {
-	rel, err := filepath.Rel(w, p)
-	if err != nil {
-		return err
-	}
-	dfd, err := openDirNoFollow(w, filepath.Dir(rel))
+	dfd, base, err := openParent(w, p)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(dfd)
-	if err := unix.Symlinkat(target, dfd, filepath.Base(rel)); err != nil {
+	if err := unix.Symlinkat(target, dfd, base); err != nil {
 		return &os.LinkError{Op: "symlink", Old: target, New: p, Err: err}
 	}
 	return nil

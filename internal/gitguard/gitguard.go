@@ -50,6 +50,15 @@ import (
 	"time"
 )
 
+// ControlNames are the entries of a git directory that are control paths
+// (see the package comment); hooks and info with everything in them. The
+// Linux backend binds the same entries read-only at start.
+var ControlNames = []string{"config", "config.worktree", "commondir", "gitdir", "hooks", "info"}
+
+// ConfigNames are the entries of a git directory that are config files,
+// whose include.path and includeIf.*.path are followed.
+var ConfigNames = []string{"config", "config.worktree"}
+
 // MaxEntries bounds how many directory entries one [Take] examines over
 // all its places. A scan that reaches it is reported, never silently cut.
 const MaxEntries = 200000
@@ -395,19 +404,23 @@ func (sc *scanner) gitDir(g string, depth int) {
 	if fi, err := os.Lstat(g); err != nil || !fi.IsDir() {
 		return
 	}
-	for _, name := range []string{"config", "config.worktree"} {
-		if st, ok := sc.record(filepath.Join(g, name), roleControl); ok {
+	for _, name := range ControlNames {
+		if name == "hooks" || name == "info" {
+			sc.tree(filepath.Join(g, name), 0)
+		} else {
+			sc.record(filepath.Join(g, name), roleControl)
+		}
+	}
+	for _, name := range ConfigNames {
+		if st, ok := sc.s.paths[filepath.Join(g, name)]; ok {
 			sc.includes(filepath.Join(g, name), st, 0)
 		}
 	}
-	if st, ok := sc.record(filepath.Join(g, "commondir"), roleControl); ok && st.kind == 0 {
+	if st, ok := sc.s.paths[filepath.Join(g, "commondir")]; ok && st.kind == 0 {
 		if target, ok := ParseCommondir(st.content); ok {
 			sc.gitDir(resolve(g, target), depth+1)
 		}
 	}
-	sc.record(filepath.Join(g, "gitdir"), roleControl)
-	sc.tree(filepath.Join(g, "hooks"), 0)
-	sc.tree(filepath.Join(g, "info"), 0)
 	if entries, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
 		for _, e := range entries {
 			if e.Type().IsDir() {

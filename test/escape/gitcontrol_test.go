@@ -87,20 +87,14 @@ var gitControlProbes = []struct {
 		moved:  []string{"x/.git"},
 	},
 	{
-		name: "include.path file created",
-		setup: func(t *testing.T, f *gitFixture) {
-			repoWithStatus(t, f)
-			hostGit(t, f.W, "config", "include.path", "../.gitconfig.local")
-		},
+		name:   "include.path file created",
+		setup:  includes("include.path", "../.gitconfig.local"),
 		script: fsmonitorCfg + ` > .gitconfig.local`,
 		moved:  []string{".gitconfig.local"},
 	},
 	{
-		name: "includeIf file created",
-		setup: func(t *testing.T, f *gitFixture) {
-			repoWithStatus(t, f)
-			hostGit(t, f.W, "config", "includeIf.onbranch:main.path", "../.gitconfig.branch")
-		},
+		name:   "includeIf file created",
+		setup:  includes("includeIf.onbranch:main.path", "../.gitconfig.branch"),
 		script: fsmonitorCfg + ` > .gitconfig.branch`,
 		moved:  []string{".gitconfig.branch"},
 	},
@@ -210,6 +204,15 @@ var gitControlProbes = []struct {
 func repoWithStatus(t *testing.T, f *gitFixture) {
 	newHostRepo(t, f.W)
 	f.trigger = func(t *testing.T) string { return hostGitTry(f.W, nil, "status") }
+}
+
+// includes makes a repository with status as its trigger whose config
+// names, under key, the file at path (relative to .git).
+func includes(key, path string) func(t *testing.T, f *gitFixture) {
+	return func(t *testing.T, f *gitFixture) {
+		repoWithStatus(t, f)
+		hostGit(t, f.W, "config", key, path)
+	}
 }
 
 // filterRepo makes W a repository whose own config defines a filter

@@ -26,6 +26,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	runReapRole() // exits when re-executed as TestReapUnderPID1Host's PID-1 host
 	if os.Geteuid() == 0 && os.Getenv("MOAT_ESCAPE_AS_ROOT") != "1" {
 		fmt.Fprintln(os.Stderr, "escape battery: refusing to run as root; run ./test.sh, which runs it as an unprivileged user (or set MOAT_ESCAPE_AS_ROOT=1)")
 		os.Exit(2)

@@ -176,19 +176,7 @@ print("HELD", flush=True)
 // Loopback TCP connections with full buffers count like Unix sockets.
 func TestLimitsTCPBuffers(t *testing.T) {
 	t.Parallel()
-	need(t, "python3")
-	sb := newSandbox(t, moat.Config{Limits: moat.Limits{MemoryBytes: 64 << 20, Timeout: 60 * time.Second}})
-	r := python(t, sb, fmt.Sprintf(tcpBufferProbe, 40, 3.0))
-	mustNotContain(t, r, "HELD")
-	if ee := exitError(t, r.Err); !strings.Contains(ee.Reason(), "socket buffers") {
-		t.Fatalf("Reason() = %q, want the socket buffers named: %s", ee.Reason(), r)
-	}
-	roomy := newSandbox(t, moat.Config{Limits: moat.Limits{MemoryBytes: 2 << 30}})
-	c := python(t, roomy, fmt.Sprintf(tcpBufferProbe, 16, 0.5))
-	mustContain(t, c, "HELD")
-	if q := probeField(t, c, "QUEUED"); q < 64<<20 {
-		t.Fatalf("control: 16 connections queued only %d bytes; the probe cannot show the attack", q)
-	}
+	testBufferLimit(t, tcpBufferProbe, 40, "TCP connections")
 }
 
 // 66 Unix socket pairs with full buffers under a 64 MiB limit cannot pin
@@ -197,11 +185,19 @@ func TestLimitsTCPBuffers(t *testing.T) {
 // far more than 64 MiB and holds it.
 func TestLimitsSocketBuffers(t *testing.T) {
 	t.Parallel()
+	testBufferLimit(t, socketBufferProbe, 66, "socket pairs")
+}
+
+// testBufferLimit runs probe (formatted with a count and a hold time) with
+// n sockets under a 64 MiB limit, which must kill it naming the memory
+// limit and the socket buffers, and with 16 under 2 GiB, which must queue
+// more than 64 MiB and hold it.
+func testBufferLimit(t *testing.T, probe string, n int, what string) {
 	need(t, "python3")
 	sb := newSandbox(t, moat.Config{Limits: moat.Limits{MemoryBytes: 64 << 20, Timeout: 60 * time.Second}})
-	r := python(t, sb, fmt.Sprintf(socketBufferProbe, 66, 3.0))
+	r := python(t, sb, fmt.Sprintf(probe, n, 3.0))
 	if strings.Contains(r.Stdout, "HELD") {
-		t.Fatalf("66 full socket pairs were held under a 64 MiB limit: %s", r)
+		t.Fatalf("%d full %s were held under a 64 MiB limit: %s", n, what, r)
 	}
 	ee := exitError(t, r.Err)
 	if !strings.Contains(ee.Reason(), "limit: memory") || !strings.Contains(ee.Reason(), "socket buffers") {
@@ -212,10 +208,10 @@ func TestLimitsSocketBuffers(t *testing.T) {
 	}
 	// Control: room for the buffers.
 	roomy := newSandbox(t, moat.Config{Limits: moat.Limits{MemoryBytes: 2 << 30}})
-	c := python(t, roomy, fmt.Sprintf(socketBufferProbe, 16, 0.5))
+	c := python(t, roomy, fmt.Sprintf(probe, 16, 0.5))
 	mustContain(t, c, "HELD")
 	if q := probeField(t, c, "QUEUED"); q < 64<<20 {
-		t.Fatalf("control: 16 socket pairs queued only %d bytes; the probe cannot show the attack", q)
+		t.Fatalf("control: 16 %s queued only %d bytes; the probe cannot show the attack", what, q)
 	}
 }
 

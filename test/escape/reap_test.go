@@ -11,6 +11,7 @@ package escape_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -52,40 +53,48 @@ func zombieChildren() int {
 	return n
 }
 
-// TestReapAsPID1Role is the PID-1 host; it does nothing unless re-executed
-// by TestReapUnderPID1Host.
-func TestReapAsPID1Role(t *testing.T) {
+// runReapRole plays the PID-1 host when TestReapUnderPID1Host re-executed
+// the test binary with reapRoleEnv set, and exits; otherwise it returns at
+// once. TestMain calls it before any test runs, so the role is no test.
+func runReapRole() {
 	role := os.Getenv(reapRoleEnv)
 	if role == "" {
-		t.Skip("only runs re-executed by TestReapUnderPID1Host")
+		return
+	}
+	fail := func(format string, a ...any) {
+		fmt.Fprintf(os.Stderr, "reap role %s: "+format+"\n", append([]any{role}, a...)...)
+		os.Exit(1)
 	}
 	if os.Getpid() != 1 {
-		t.Fatalf("the host role runs as pid %d, want 1", os.Getpid())
+		fail("runs as pid %d, want 1", os.Getpid())
 	}
 	switch role {
 	case "sandboxes":
 		for i := 0; i < 20; i++ {
 			sb, err := moat.New(moat.Config{Limits: moat.Limits{MemoryBytes: 256 << 20}})
 			if err != nil {
-				t.Fatal(err)
+				fail("%v", err)
 			}
 			if out, err := sb.Command("/bin/sh", "-c", "sleep 60 & echo ran").Output(); err != nil || !strings.Contains(string(out), "ran") {
-				t.Fatalf("command %d: %q %v", i, out, err)
+				fail("command %d: %q %v", i, out, err)
 			}
 			if err := sb.Close(); err != nil {
-				t.Fatal(err)
+				fail("%v", err)
 			}
 		}
 	case "control":
 		c := exec.Command("/bin/true")
 		if err := c.Start(); err != nil {
-			t.Fatal(err)
+			fail("%v", err)
 		}
 		// Deliberately never waited for.
+	default:
+		fail("unknown role")
 	}
 	// Give exiting helpers a moment to become zombies, then count.
 	time.Sleep(time.Second)
 	os.Stdout.WriteString("ZOMBIES " + strconv.Itoa(zombieChildren()) + "\n")
+	os.Exit(0)
 }
 
 // 20 closed sandboxes leave no zombie under a PID-1 host. Control: a
@@ -103,8 +112,7 @@ func TestReapUnderPID1Host(t *testing.T) {
 		t.Helper()
 		// A new user namespace mapping our user to itself, a PID
 		// namespace whose PID 1 is the test binary, and its own /proc.
-		c := exec.Command(unshare, "--user", "--map-current-user", "--pid", "--fork", "--mount-proc",
-			self, "-test.run", "^TestReapAsPID1Role$", "-test.count=1", "-test.v")
+		c := exec.Command(unshare, "--user", "--map-current-user", "--pid", "--fork", "--mount-proc", self)
 		c.Env = append(os.Environ(), reapRoleEnv+"="+role)
 		var out bytes.Buffer
 		c.Stdout, c.Stderr = &out, &out

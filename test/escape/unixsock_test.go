@@ -213,6 +213,12 @@ for addr in sys.argv[1:]:
 			if isOK(v) {
 				t.Errorf("%s: a host socket passed in reached %s: %s", name, addr, v)
 			}
+			// The guard's own answer, not any failure (a missing fd 3
+			// fails too): EPERM for an abstract name looked up from a
+			// foreign namespace, EACCES for a host path socket.
+			if want := map[string]int{"abstract": ePERM, "path": 13 /* EACCES */}[name]; !errnoIs(v, want) {
+				t.Errorf("%s: %s: %q, want errno %d from the socket guard", name, addr, v, want)
+			}
 		}
 	}
 	if n, p := accepted.Load(), pathAccepted.Load(); n != 0 || p != 0 {

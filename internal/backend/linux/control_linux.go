@@ -175,12 +175,12 @@ func (cp *controlPlan) gitDir(g string, seen map[string]bool) error {
 			return err
 		}
 	}
-	for _, name := range []string{"hooks", "config", "config.worktree", "commondir", "gitdir", "info"} {
+	for _, name := range gitguard.ControlNames {
 		if p := filepath.Join(g, name); exists(p) {
 			cp.add(p, seen)
 		}
 	}
-	for _, name := range []string{"config", "config.worktree"} {
+	for _, name := range gitguard.ConfigNames {
 		cp.includes(filepath.Join(g, name), seen, 0)
 	}
 	// A worktree's git directory shares hooks and config with the main one.

@@ -123,6 +123,9 @@ type Engine struct {
 	mu      sync.Mutex // guards everything above from ns on
 
 	cgReason string // why the sandbox has no cgroup, for the report; set by New
+	// etcHidden is what a root sandbox must not read in /etc, scanned
+	// once per configuration by buildBaseSpec; nil when not root.
+	etcHidden []string
 
 	zmu     sync.Mutex // guards zyg and running; taken before mu
 	zyg     *zygote

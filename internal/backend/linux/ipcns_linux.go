@@ -31,9 +31,10 @@ const semBytes = 64
 
 // ipcLimits are the sysctls that keep the IPC namespace of a sandbox with
 // memory limit m within it: SysV shared memory in all at most m (shmall,
-// in pages) and each segment at most m; message queues and semaphores at
+// in pages) and each segment at most m; message text and semaphores at
 // most an eighth of m each; orphaned segments removed (shm_rmid_forced).
-// The memory watch bounds their sum. m must be positive.
+// The memory watch bounds their sum, message headers included (which
+// these counts do not bound: see msgHeaderBytes). m must be positive.
 func ipcLimits(m int64, pageSize int64) []ipcLimit {
 	share := max(m/8, 1)
 	msgmnb := min(int64(16384), share)

@@ -3,8 +3,6 @@ package linux
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -100,12 +98,19 @@ func readSysvipc(kind string) sysvTable {
 	return parseSysvipc(b)
 }
 
+// msgHeaderBytes is what the kernel allocates for each queued message
+// besides its text (struct msg_msg, 48 bytes, in a 64-byte slab object).
+// A queue holds at most msgmnb messages as well as msgmnb bytes, so
+// one-byte messages would otherwise pin some 64 times what cbytes says.
+const msgHeaderBytes = 64
+
 // sysvBytes is what the SysV objects of this IPC namespace hold: segments'
-// resident and swapped pages, queued message bytes, and semaphores.
+// resident and swapped pages, queued messages, and semaphores.
 func sysvBytes() (shm, msg, sem int64) {
 	t := readSysvipc("shm")
 	shm = t.sum("rss", 1) + t.sum("swap", 1)
-	msg = readSysvipc("msg").sum("cbytes", 1)
+	m := readSysvipc("msg")
+	msg = m.sum("cbytes", 1) + m.sum("qnum", msgHeaderBytes)
 	sem = readSysvipc("sem").sum("nsems", semBytes)
 	return shm, msg, sem
 }
@@ -145,94 +150,64 @@ const (
 
 // socketBytes adds up the buffer memory of every Unix and TCP socket in
 // the calling thread's network namespace: what is queued to receive, to
-// send, forward-allocated, option memory and the backlog.
+// send, forward-allocated, option memory and the backlog. A family whose
+// dump fails does not stop the others from being counted; the first error
+// is returned with what was counted.
+//
+// Each TCP dump walks the kernel's whole established-connection hash
+// table, which every network namespace shares unless
+// net.ipv4.tcp_child_ehash_entries gave it its own: this is most of the
+// memory watch's cost per tick.
 func socketBytes() (int64, error) {
-	var total int64
 	unixReq := make([]byte, 24) // struct unix_diag_req
 	unixReq[0] = unix.AF_UNIX
 	binary.NativeEndian.PutUint32(unixReq[4:], 0xffffffff) // every state
 	binary.NativeEndian.PutUint32(unixReq[12:], udiagShowMeminfo)
-	n, err := sockDiag(unixReq, unixDiagMsgSize, unixDiagMeminfo)
-	if err != nil {
-		return 0, err
-	}
-	total += n
+	total, first := sockDiag(unixReq, unixDiagMsgSize, unixDiagMeminfo)
 	for _, family := range []byte{unix.AF_INET, unix.AF_INET6} {
+		// An inet_diag dump walks the host's whole connection table
+		// (about 3 ms here, every tick): skip it while this network
+		// namespace has no TCP socket of the family at all. A socket
+		// that holds memory is counted in use until it is closed.
+		if tcpInUse(family) == 0 {
+			continue
+		}
 		req := make([]byte, 56) // struct inet_diag_req_v2
 		req[0], req[1], req[2] = family, unix.IPPROTO_TCP, 1<<(inetDiagSkmem-1)
 		binary.NativeEndian.PutUint32(req[4:], 0xffffffff)
 		n, err := sockDiag(req, inetDiagMsgSize, inetDiagSkmem)
-		if err != nil {
-			return total, err
-		}
 		total += n
+		if first == nil {
+			first = err
+		}
 	}
-	return total, nil
+	return total, first
 }
 
 // sockDiag sends one dump request and sums the memory information
-// attribute attr of every answer.
-func sockDiag(req []byte, msgLen int, attr uint16) (int64, error) {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
-	if err != nil {
-		return 0, fmt.Errorf("sock_diag: %w", err)
-	}
-	defer unix.Close(fd)
-	msg := make([]byte, nlmsgHdrSize+len(req))
-	binary.NativeEndian.PutUint32(msg[0:], uint32(len(msg)))
-	binary.NativeEndian.PutUint16(msg[4:], unix.SOCK_DIAG_BY_FAMILY)
-	binary.NativeEndian.PutUint16(msg[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
-	binary.NativeEndian.PutUint32(msg[8:], 1)
-	copy(msg[nlmsgHdrSize:], req)
-	if err := unix.Sendto(fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return 0, fmt.Errorf("sock_diag: %w", err)
-	}
-	buf := make([]byte, 64<<10)
-	var total int64
-	for {
-		n, _, err := unix.Recvfrom(fd, buf, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return total, fmt.Errorf("sock_diag: %w", err)
-		}
-		sum, done, err := parseDiag(buf[:n], msgLen, attr)
-		total += sum
-		if err != nil || done {
-			return total, err
-		}
-	}
+// attribute attr of every answer (sockdiag_linux.go reads the dump).
+func sockDiag(req []byte, msgLen int, attr uint16) (total int64, err error) {
+	err = sockDiagDump(req, meminfoOf(msgLen, attr, &total))
+	return total, err
 }
 
-// parseDiag sums the meminfo attribute attr over the netlink messages in
-// b, each a diag message of msgLen bytes followed by attributes. done is
-// true at NLMSG_DONE.
+// parseDiag sums the meminfo attribute attr over one batch b of a dump,
+// each message a diag message of msgLen bytes followed by attributes.
+// done is true at the dump's end.
 func parseDiag(b []byte, msgLen int, attr uint16) (total int64, done bool, err error) {
-	for len(b) >= nlmsgHdrSize {
-		l := int(binary.NativeEndian.Uint32(b[0:]))
-		typ := binary.NativeEndian.Uint16(b[4:])
-		if l < nlmsgHdrSize || l > len(b) {
-			return total, false, errors.New("sock_diag: truncated message")
+	done, err = parseSockDiag(b, meminfoOf(msgLen, attr, &total))
+	return total, done, err
+}
+
+// meminfoOf returns a sock_diag message handler that adds the memory of
+// each message's attribute attr to total.
+func meminfoOf(msgLen int, attr uint16, total *int64) func([]byte) error {
+	return func(msg []byte) error {
+		if len(msg) >= msgLen {
+			*total += meminfoAttr(msg[msgLen:], attr)
 		}
-		body := b[nlmsgHdrSize:l]
-		switch typ {
-		case unix.NLMSG_DONE:
-			return total, true, nil
-		case unix.NLMSG_ERROR:
-			if len(body) >= 4 {
-				if e := int32(binary.NativeEndian.Uint32(body)); e != 0 {
-					return total, true, fmt.Errorf("sock_diag: %w", unix.Errno(-e))
-				}
-			}
-			return total, true, nil
-		}
-		if len(body) >= msgLen {
-			total += meminfoAttr(body[msgLen:], attr)
-		}
-		b = b[min(nlAlign(l), len(b)):]
+		return nil
 	}
-	return total, false, nil
 }
 
 // meminfoAttr finds attribute attr, an array of SK_MEMINFO_* counters, in
@@ -300,4 +275,33 @@ func humanBytes(n int64) string {
 		return strconv.FormatInt(n>>10, 10) + " KiB"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// tcpInUse returns how many TCP sockets of family the calling thread's
+// network namespace has in use, from /proc/thread-self/net/sockstat(6);
+// -1 when that cannot be read, so that the caller counts anyway.
+func tcpInUse(family byte) int {
+	file, label := "/proc/thread-self/net/sockstat", "TCP:"
+	if family == unix.AF_INET6 {
+		file, label = "/proc/thread-self/net/sockstat6", "TCP6:"
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return -1
+	}
+	return parseInUse(b, label)
+}
+
+// parseInUse reads "LABEL inuse N ..." from a sockstat file; -1 when the
+// line or its number is missing.
+func parseInUse(b []byte, label string) int {
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == label && f[1] == "inuse" {
+			if n, err := strconv.Atoi(f[2]); err == nil && n >= 0 {
+				return n
+			}
+		}
+	}
+	return -1
 }

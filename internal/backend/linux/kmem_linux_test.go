@@ -167,3 +167,30 @@ func TestMemoryUseString(t *testing.T) {
 		t.Fatalf("total() = %d", u.total())
 	}
 }
+
+func TestParseInUse(t *testing.T) {
+	for _, tc := range []struct {
+		in, label string
+		want      int
+	}{
+		{"sockets: used 5\nTCP: inuse 3 orphan 0 tw 0 alloc 4 mem 1\nUDP: inuse 0 mem 0\n", "TCP:", 3},
+		{"TCP6: inuse 0\nUDP6: inuse 2\n", "TCP6:", 0},
+		{"TCP: inuse 0\n", "TCP6:", -1},
+		{"TCP: inuse x\n", "TCP:", -1},
+		{"TCP: inuse -1\n", "TCP:", -1},
+		{"", "TCP:", -1},
+	} {
+		if got := parseInUse([]byte(tc.in), tc.label); got != tc.want {
+			t.Errorf("parseInUse(%q, %q) = %d, want %d", tc.in, tc.label, got, tc.want)
+		}
+	}
+}
+
+func FuzzParseInUse(f *testing.F) {
+	f.Add([]byte("TCP: inuse 3 orphan 0\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if n := parseInUse(b, "TCP:"); n < -1 {
+			t.Fatalf("parseInUse = %d", n)
+		}
+	})
+}

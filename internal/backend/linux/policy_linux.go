@@ -50,9 +50,13 @@ func (e *Engine) buildBaseSpec() helperSpec {
 		MemoryBytes:  p.Limits.MemoryBytes,
 		ProxyPort:    p.ProxyPort,
 	}
+	e.etcHidden = nil
+	if e.host.Root {
+		e.etcHidden = etcHidden() // one scan, for the rules and the masks
+	}
 	for _, r := range systemRead {
 		if r == "/etc" && e.host.Root && !e.ns.Mount {
-			s.ReadOnly = append(s.ReadOnly, etcWithoutSecrets()...)
+			s.ReadOnly = append(s.ReadOnly, etcWithoutSecrets(e.etcHidden)...)
 			continue
 		}
 		s.ReadOnly = append(s.ReadOnly, r)
@@ -135,7 +139,7 @@ func (e *Engine) applyLevel(s *helperSpec) {
 	if e.host.Root {
 		// The named secrets and every /etc entry others may not read
 		// (etcscan_linux.go): masked, and carved out of the rules.
-		for _, p := range etcHidden() {
+		for _, p := range e.etcHidden {
 			s.Carve = append(s.Carve, carveRule{Path: p})
 			if e.ns.Mount {
 				s.MaskFiles = append(s.MaskFiles, p)
@@ -167,15 +171,14 @@ func (p *Policy) writablePlaces() []string {
 	return out
 }
 
-// etcWithoutSecrets lists /etc's entries except the secrets and the
-// entries others may not read, for hosts where no mount namespace can hide
+// etcWithoutSecrets lists /etc's entries except the secrets and hidden
+// (etcHidden's answer), for hosts where no mount namespace can hide
 // them (deeper ones are carved out of these rules).
-func etcWithoutSecrets() []string {
+func etcWithoutSecrets(hidden []string) []string {
 	entries, err := os.ReadDir("/etc")
 	if err != nil {
 		return nil
 	}
-	hidden := etcHidden()
 	out := make([]string, 0, len(entries))
 	for _, ent := range entries {
 		if !etcSecrets[ent.Name()] && !slices.Contains(hidden, filepath.Join("/etc", ent.Name())) {

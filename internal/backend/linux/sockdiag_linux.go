@@ -44,47 +44,88 @@ func vfsIDOf(st *unix.Stat_t) vfsID {
 // boundUnixSockets dumps the Unix sockets of the calling thread's network
 // namespace and returns the socket files they are bound to.
 func boundUnixSockets() (map[vfsID]bool, error) {
+	req := unixDiagReq{Family: unix.AF_UNIX, States: ^uint32(0), Show: udiagShowVFS}
+	out := map[vfsID]bool{}
+	if err := sockDiagDump((*[unsafe.Sizeof(req)]byte)(unsafe.Pointer(&req))[:], unixDiagVFSOf(out)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parseUnixDiag adds the socket files of one batch of a unix_diag dump to
+// out, and says whether the dump is complete.
+func parseUnixDiag(b []byte, out map[vfsID]bool) (done bool, err error) {
+	return parseSockDiag(b, unixDiagVFSOf(out))
+}
+
+// unixDiagVFSOf returns what records, for each unix_diag_msg of a dump,
+// the socket file it is bound to in out.
+func unixDiagVFSOf(out map[vfsID]bool) func(msg []byte) error {
+	return func(msg []byte) error {
+		if len(msg) < unixDiagMsgLen {
+			return fmt.Errorf("sock_diag: short unix_diag_msg")
+		}
+		attrs := msg[unixDiagMsgLen:]
+		for len(attrs) >= 4 {
+			alen := int(binary.NativeEndian.Uint16(attrs[0:2]))
+			atyp := binary.NativeEndian.Uint16(attrs[2:4])
+			if alen < 4 || alen > len(attrs) {
+				return fmt.Errorf("sock_diag: malformed attribute")
+			}
+			if atyp == unixDiagVFS && alen >= 12 {
+				out[vfsID{ino: binary.NativeEndian.Uint32(attrs[4:8]), dev: binary.NativeEndian.Uint32(attrs[8:12])}] = true
+			}
+			attrs = attrs[min((alen+3)&^3, len(attrs)):]
+		}
+		return nil
+	}
+}
+
+// sockDiagDump is the one NETLINK_SOCK_DIAG client of this package (the
+// socket guard's unix_diag and the memory report's unix and inet dumps).
+// It sends a SOCK_DIAG_BY_FAMILY dump request whose body is req (a
+// unix_diag_req or inet_diag_req_v2) in the calling thread's network
+// namespace, and hands the body of every answer (a unix_diag_msg or
+// inet_diag_msg and its attributes) to each; an error of each ends the dump.
+func sockDiagDump(req []byte, each func(msg []byte) error) error {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 	if err != nil {
-		return nil, fmt.Errorf("sock_diag: %w", err)
+		return fmt.Errorf("sock_diag: %w", err)
 	}
 	defer unix.Close(fd)
-	req := struct {
-		hdr unix.NlMsghdr
-		req unixDiagReq
-	}{
-		hdr: unix.NlMsghdr{Type: unix.SOCK_DIAG_BY_FAMILY, Flags: unix.NLM_F_REQUEST | unix.NLM_F_DUMP, Seq: 1},
-		req: unixDiagReq{Family: unix.AF_UNIX, States: ^uint32(0), Show: udiagShowVFS},
+	msg := make([]byte, unix.NLMSG_HDRLEN+len(req))
+	binary.NativeEndian.PutUint32(msg[0:], uint32(len(msg)))
+	binary.NativeEndian.PutUint16(msg[4:], unix.SOCK_DIAG_BY_FAMILY)
+	binary.NativeEndian.PutUint16(msg[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
+	binary.NativeEndian.PutUint32(msg[8:], 1) // sequence number
+	copy(msg[unix.NLMSG_HDRLEN:], req)
+	if err := unix.Sendto(fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return fmt.Errorf("sock_diag: send: %w", err)
 	}
-	req.hdr.Len = uint32(unsafe.Sizeof(req))
-	b := (*[unsafe.Sizeof(req)]byte)(unsafe.Pointer(&req))[:]
-	if err := unix.Sendto(fd, b, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return nil, fmt.Errorf("sock_diag: send: %w", err)
-	}
-	out := map[vfsID]bool{}
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, 64<<10)
 	for {
 		n, _, err := unix.Recvfrom(fd, buf, 0)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("sock_diag: receive: %w", err)
+			return fmt.Errorf("sock_diag: receive: %w", err)
 		}
-		done, err := parseUnixDiag(buf[:n], out)
+		done, err := parseSockDiag(buf[:n], each)
 		if err != nil || done {
-			return out, err
+			return err
 		}
 	}
 }
 
-// parseUnixDiag adds the socket files of one batch of a unix_diag dump to
-// out, and says whether the dump is complete.
-func parseUnixDiag(b []byte, out map[vfsID]bool) (done bool, err error) {
+// parseSockDiag hands the body of every SOCK_DIAG_BY_FAMILY message in one
+// batch b of a dump to each, and says whether the dump is complete
+// (NLMSG_DONE, or NLMSG_ERROR: then with the kernel's error).
+func parseSockDiag(b []byte, each func(msg []byte) error) (done bool, err error) {
 	for len(b) >= unix.NLMSG_HDRLEN {
 		l := binary.NativeEndian.Uint32(b[0:4])
 		typ := binary.NativeEndian.Uint16(b[4:6])
-		if l < unix.NLMSG_HDRLEN || int(l) > len(b) {
+		if l < unix.NLMSG_HDRLEN || uint64(l) > uint64(len(b)) {
 			return false, fmt.Errorf("sock_diag: malformed message of %d bytes", l)
 		}
 		msg := b[unix.NLMSG_HDRLEN:l]
@@ -94,36 +135,16 @@ func parseUnixDiag(b []byte, out map[vfsID]bool) (done bool, err error) {
 		case unix.NLMSG_ERROR:
 			if len(msg) >= 4 {
 				if e := int32(binary.NativeEndian.Uint32(msg[0:4])); e != 0 {
-					return false, fmt.Errorf("sock_diag: %w", unix.Errno(-e))
+					return true, fmt.Errorf("sock_diag: %w", unix.Errno(-e))
 				}
 			}
 			return true, nil
 		case unix.SOCK_DIAG_BY_FAMILY:
-			if len(msg) < unixDiagMsgLen {
-				return false, fmt.Errorf("sock_diag: short unix_diag_msg")
-			}
-			attrs := msg[unixDiagMsgLen:]
-			for len(attrs) >= 4 {
-				alen := int(binary.NativeEndian.Uint16(attrs[0:2]))
-				atyp := binary.NativeEndian.Uint16(attrs[2:4])
-				if alen < 4 || alen > len(attrs) {
-					return false, fmt.Errorf("sock_diag: malformed attribute")
-				}
-				if atyp == unixDiagVFS && alen >= 12 {
-					out[vfsID{ino: binary.NativeEndian.Uint32(attrs[4:8]), dev: binary.NativeEndian.Uint32(attrs[8:12])}] = true
-				}
-				adv := (alen + 3) &^ 3
-				if adv > len(attrs) {
-					break
-				}
-				attrs = attrs[adv:]
+			if err := each(msg); err != nil {
+				return false, err
 			}
 		}
-		adv := int((l + unix.NLMSG_ALIGNTO - 1) &^ (unix.NLMSG_ALIGNTO - 1))
-		if adv > len(b) {
-			break
-		}
-		b = b[adv:]
+		b = b[min(int((l+unix.NLMSG_ALIGNTO-1)&^(unix.NLMSG_ALIGNTO-1)), len(b)):]
 	}
 	return false, nil
 }

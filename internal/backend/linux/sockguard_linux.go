@@ -158,12 +158,15 @@ type seccompResp struct {
 }
 
 // serve answers the calls of one command's filter until no process uses
-// it any more, then closes the listener. It answers a call on a
-// non-blocking socket (or with MSG_DONTWAIT) itself, on a thread set up
-// like atFD's; a call that may block goes to a goroutine of its own, so
-// that it holds up no other call.
+// it any more. It answers a call on a non-blocking socket (or with
+// MSG_DONTWAIT) itself, on a thread set up like atFD's; a call that may
+// block goes to a goroutine of its own, so that it holds up no other call.
+// The listener is closed once serve and every call it handed on are done:
+// a call still being carried out answers on it, and must not reach
+// whatever file its number names next.
 func (g *sockGuard) serve(listener int) {
-	defer unix.Close(listener)
+	inflight := new(sync.WaitGroup)
+	defer func() { go func() { inflight.Wait(); unix.Close(listener) }() }()
 	runtime.LockOSThread() // never unlocked: the thread's cwd is not the process's
 	inline := unix.Unshare(unix.CLONE_FS) == nil && unix.Fchdir(g.selfFD) == nil
 	// Wake the supervisor on the caller's CPU (Linux 6.6); an older
@@ -188,18 +191,19 @@ func (g *sockGuard) serve(listener int) {
 			}
 			return
 		}
+		inflight.Add(1)
 		if inline {
-			g.answer(listener, n, true)
+			g.answer(listener, inflight, n, true)
 		} else {
-			go g.answer(listener, n, false)
+			go g.answer(listener, inflight, n, false)
 		}
 	}
 }
 
 // answer carries out one call and sends its result. inline, on serve's
 // thread, hands a call that may block to a goroutine of its own.
-func (g *sockGuard) answer(listener int, n *seccompNotif, inline bool) {
-	c := &call{g: g, listener: listener, n: n, tid: int(n.Pid), inline: inline}
+func (g *sockGuard) answer(listener int, inflight *sync.WaitGroup, n *seccompNotif, inline bool) {
+	c := &call{g: g, listener: listener, inflight: inflight, n: n, tid: int(n.Pid), inline: inline}
 	if errno := c.prepare(); errno != 0 {
 		c.respond(0, errno)
 		return
@@ -218,6 +222,7 @@ func (g *sockGuard) answer(listener int, n *seccompNotif, inline bool) {
 
 // respond sends the call's result and releases what it holds.
 func (c *call) respond(val int64, errno unix.Errno) {
+	defer c.inflight.Done()
 	c.close()
 	r := seccompResp{ID: c.n.ID, Val: val}
 	if errno != 0 {
@@ -241,6 +246,7 @@ const pidfdThread = unix.O_EXCL
 type call struct {
 	g        *sockGuard
 	listener int
+	inflight *sync.WaitGroup // serve's: done once answered
 	n        *seccompNotif
 	tid      int
 	pidfd    int
@@ -510,21 +516,31 @@ func sockaddrArg(a []byte) (uintptr, uintptr) {
 	return uintptr(unsafe.Pointer(&a[0])), uintptr(len(a))
 }
 
-// run carries out a raw syscall, on an atFD thread when t needs one and
-// the call is not on one already.
-func (c *call) run(t target, f func() (uintptr, unix.Errno)) (int64, unix.Errno) {
-	g := c.g
+// reach is the end of every supervised call, once all it needs of the
+// caller's memory has been copied: it checks that the caller still waits
+// (so that what was read was its memory), decides addr (see checkAddr),
+// and carries out the raw syscall f with the address to use instead, on an
+// atFD thread when that address needs one and the call is not on one
+// already.
+func (c *call) reach(addr []byte, forSend bool, f func(addr []byte) (uintptr, unix.Errno)) (int64, unix.Errno) {
+	if !idValid(c.listener, c.n.ID) {
+		return 0, unix.EPERM
+	}
+	t, errno := c.checkAddr(addr, forSend)
+	if errno != 0 {
+		return 0, errno
+	}
 	var r uintptr
 	var e unix.Errno
 	if !t.atFD || c.inline {
-		r, e = f()
+		r, e = f(t.addr)
 	} else {
-		g.atFD(func(ok bool) {
+		c.g.atFD(func(ok bool) {
 			if !ok {
 				e = unix.EACCES
 				return
 			}
-			r, e = f()
+			r, e = f(t.addr)
 		})
 	}
 	runtime.KeepAlive(t.addr)
@@ -539,15 +555,8 @@ func (c *call) connect() (int64, unix.Errno) {
 	if errno != 0 {
 		return 0, errno
 	}
-	if !idValid(c.listener, c.n.ID) {
-		return 0, unix.EPERM
-	}
-	t, errno := c.checkAddr(addr, false)
-	if errno != 0 {
-		return 0, errno
-	}
-	return c.run(t, func() (uintptr, unix.Errno) {
-		p, l := sockaddrArg(t.addr)
+	return c.reach(addr, false, func(addr []byte) (uintptr, unix.Errno) {
+		p, l := sockaddrArg(addr)
 		_, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(c.sock), p, l)
 		return 0, e
 	})
@@ -572,14 +581,17 @@ func (c *call) dataBound(total uint64) (int, unix.Errno) {
 	return int(total), 0
 }
 
-// sendFlags adds MSG_NOSIGNAL: a broken connection must not signal the
-// zygote. sigpipe then delivers the SIGPIPE the caller would have had.
-func sendFlags(flags int) int { return flags | unix.MSG_NOSIGNAL }
-
-func (c *call) sigpipe(flags int, e unix.Errno) {
+// send is reach for a send with the caller's flags: f gets them with
+// MSG_NOSIGNAL added, as a broken connection must not signal the zygote,
+// and send delivers the SIGPIPE the caller would have had.
+func (c *call) send(addr []byte, flags int, f func(addr []byte, flags uintptr) (uintptr, unix.Errno)) (int64, unix.Errno) {
+	r, e := c.reach(addr, true, func(addr []byte) (uintptr, unix.Errno) {
+		return f(addr, uintptr(flags|unix.MSG_NOSIGNAL))
+	})
 	if e == unix.EPIPE && flags&unix.MSG_NOSIGNAL == 0 {
 		_ = unix.PidfdSendSignal(c.pidfd, unix.SIGPIPE, nil, 0)
 	}
+	return r, e
 }
 
 func (c *call) sendto() (int64, unix.Errno) {
@@ -602,25 +614,16 @@ func (c *call) sendto() (int64, unix.Errno) {
 			return 0, errno
 		}
 	}
-	if !idValid(c.listener, c.n.ID) {
-		return 0, unix.EPERM
-	}
-	t, errno := c.checkAddr(addr, true)
-	if errno != 0 {
-		return 0, errno
-	}
-	r, e := c.run(t, func() (uintptr, unix.Errno) {
+	return c.send(addr, flags, func(addr []byte, flags uintptr) (uintptr, unix.Errno) {
 		var p uintptr
 		if len(data) > 0 {
 			p = uintptr(unsafe.Pointer(&data[0]))
 		}
-		ap, al := sockaddrArg(t.addr)
-		r, _, e := unix.Syscall6(unix.SYS_SENDTO, uintptr(c.sock), p, uintptr(len(data)), uintptr(sendFlags(flags)), ap, al)
+		ap, al := sockaddrArg(addr)
+		r, _, e := unix.Syscall6(unix.SYS_SENDTO, uintptr(c.sock), p, uintptr(len(data)), flags, ap, al)
 		runtime.KeepAlive(data)
 		return r, e
 	})
-	c.sigpipe(flags, e)
-	return r, e
 }
 
 // msghdrLen is sizeof(struct msghdr) on the 64-bit ABIs: name (8),
@@ -714,33 +717,24 @@ func (c *call) sendmsg(hdr uint64, flags int) (int64, unix.Errno) {
 			return 0, errno
 		}
 	}
-	if !idValid(c.listener, c.n.ID) {
-		return 0, unix.EPERM
-	}
-	t, errno := c.checkAddr(addr, true)
-	if errno != 0 {
-		return 0, errno
-	}
-	r, e := c.run(t, func() (uintptr, unix.Errno) {
+	return c.send(addr, flags, func(addr []byte, flags uintptr) (uintptr, unix.Errno) {
 		var msg unix.Msghdr
 		var iov unix.Iovec
 		if len(data) > 0 {
 			iov = unix.Iovec{Base: &data[0], Len: uint64(len(data))}
 			msg.Iov, msg.Iovlen = &iov, 1
 		}
-		if len(t.addr) > 0 {
-			msg.Name, msg.Namelen = &t.addr[0], uint32(len(t.addr))
+		if len(addr) > 0 {
+			msg.Name, msg.Namelen = &addr[0], uint32(len(addr))
 		}
 		if len(oob) > 0 {
 			msg.Control, msg.Controllen = &oob[0], uint64(len(oob))
 		}
-		r, _, e := unix.Syscall(unix.SYS_SENDMSG, uintptr(c.sock), uintptr(unsafe.Pointer(&msg)), uintptr(sendFlags(flags)))
+		r, _, e := unix.Syscall(unix.SYS_SENDMSG, uintptr(c.sock), uintptr(unsafe.Pointer(&msg)), flags)
 		runtime.KeepAlive(data)
 		runtime.KeepAlive(oob)
 		return r, e
 	})
-	c.sigpipe(flags, e)
-	return r, e
 }
 
 // translateControl rebuilds the caller's control messages for the
@@ -792,6 +786,9 @@ func (c *call) sendmmsg() (int64, unix.Errno) {
 	sent, errno := c.sendmsg(a[1], int(int32(a[3])))
 	if errno != 0 {
 		return 0, errno
+	}
+	if !idValid(c.listener, c.n.ID) {
+		return 0, unix.EPERM // gone: its tid may name another task by now
 	}
 	var l [4]byte
 	binary.NativeEndian.PutUint32(l[:], uint32(sent))
