@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
 // Build mode (Config.Build) makes the working directory and a private
@@ -131,7 +132,7 @@ func TestBuildModeSharedTempNotExecutable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
+	if err := moattest.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command(bin, "EXECUTED").Output(); err != nil || strings.TrimSpace(string(out)) != "EXECUTED" {

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
 // randomHex returns n random bytes in hex, for names no stale file or
@@ -63,7 +64,7 @@ func plantHome(t *testing.T, rel, content string) string {
 	if _, err := os.Lstat(path); err == nil {
 		t.Fatalf("decoy %s already exists; refusing to overwrite a real file", path)
 	}
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+	if err := moattest.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

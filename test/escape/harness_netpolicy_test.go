@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
 // auditEntry is one line of a network audit log. Every key of the line must
@@ -328,7 +329,7 @@ func newGitServer(t *testing.T, payload string) *gitServer {
 		}
 	}
 	git("init", "-q", src)
-	if err := os.WriteFile(filepath.Join(src, "payload.txt"), []byte(payload), 0o644); err != nil {
+	if err := moattest.WriteFile(filepath.Join(src, "payload.txt"), []byte(payload), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	git("-C", src, "add", "payload.txt")

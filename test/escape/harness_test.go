@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
 func TestMain(m *testing.M) {
@@ -133,7 +134,7 @@ func plant(t *testing.T, path, content string) {
 		}
 		t.Cleanup(func() { os.RemoveAll(dir) })
 	}
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+	if err := moattest.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(path) })

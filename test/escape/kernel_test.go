@@ -27,6 +27,7 @@ import (
 	"testing"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
 // kernelProbe calls every refused syscall once. argv[1] is a directory to
@@ -364,7 +365,7 @@ func TestKernelForeignArchSyscall(t *testing.T) {
 	}
 	src := filepath.Join(dir, "int80.c")
 	bin := filepath.Join(dir, "int80")
-	if err := os.WriteFile(src, []byte(int80Source), 0o644); err != nil {
+	if err := moattest.WriteFile(src, []byte(int80Source), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("gcc", "-O0", "-o", bin, src).CombinedOutput(); err != nil {

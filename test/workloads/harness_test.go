@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
 func TestMain(m *testing.M) {
@@ -162,7 +163,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		if err := moattest.WriteFile(p, []byte(content), mode); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@
 package workloads_test
 
 import (
+	"github.com/moat-sandbox/moat/internal/moattest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,7 +39,7 @@ func TestPathResolvesAsOnHost(t *testing.T) {
 		t.Cleanup(func() { os.Remove(bin); os.Remove(filepath.Dir(bin)) })
 	}
 	homeTool := filepath.Join(bin, "moat-wl-home-tool")
-	if err := os.WriteFile(homeTool, []byte("#!/bin/sh\necho home-tool-ran\n"), 0o755); err != nil {
+	if err := moattest.WriteFile(homeTool, []byte("#!/bin/sh\necho home-tool-ran\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(homeTool) })

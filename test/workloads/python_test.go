@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"github.com/moat-sandbox/moat/internal/moattest"
 	"io"
 	"os"
 	"path/filepath"
@@ -69,7 +70,7 @@ func TestPythonVenv(t *testing.T) {
 			dir := t.TempDir()
 			wheels := filepath.Join(dir, "wheels")
 			os.Mkdir(wheels, 0o755)
-			if err := os.WriteFile(filepath.Join(wheels, wheelPackage+"-"+wheelVersion+"-py3-none-any.whl"), buildWheel(t), 0o644); err != nil {
+			if err := moattest.WriteFile(filepath.Join(wheels, wheelPackage+"-"+wheelVersion+"-py3-none-any.whl"), buildWheel(t), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			sb := newSandbox(t, config(dir, m.build))
