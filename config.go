@@ -1,6 +1,7 @@
 package moat
 
 import (
+	"context"
 	"net/netip"
 	"time"
 )
@@ -86,6 +87,13 @@ type Config struct {
 	// loopback, private, link-local and similar addresses otherwise. The
 	// policy must still allow the request. Nil means none.
 	AllowLocal []netip.Prefix
+
+	// Resolver answers the proxy's name lookups, so an embedder can pin
+	// names (a split-horizon or DNS-over-HTTPS resolver, a test's fixed
+	// answers). Every answer still meets the policy and the local-address
+	// checks, at connect time. Nil means the host's resolver.
+	// A *net.Resolver is one.
+	Resolver Resolver
 
 	// Build is build mode: the sandbox may run what it builds. The working
 	// directory becomes executable as well as writable, and GOTMPDIR
@@ -229,4 +237,10 @@ func (e Enforcement) String() string {
 		return "best-effort"
 	}
 	return "strict"
+}
+
+// Resolver looks up a host's addresses for the proxy. network is always
+// "ip". *net.Resolver implements it.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }

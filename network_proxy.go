@@ -11,10 +11,6 @@ import (
 	"github.com/moat-sandbox/moat/internal/proxy"
 )
 
-// testResolver replaces the host's resolver in tests, so that names can
-// lead to loopback test servers; nil outside tests.
-var testResolver proxy.Resolver
-
 // netProxy is a sandbox's policy proxy: one per sandbox, serving only the
 // listeners that reach that sandbox.
 type netProxy struct {
@@ -53,7 +49,7 @@ func (s *Sandbox) startProxy() error {
 		},
 		AllowLocal: s.cfg.AllowLocal,
 		Credential: p.token,
-		Resolver:   testResolver, // nil: the host's resolver
+		Resolver:   s.proxyResolver(),
 	})
 	if err != nil {
 		return errorf("network proxy: %v", err)
@@ -137,3 +133,19 @@ func policyName(p NetworkPolicy) string {
 		return "custom"
 	}
 }
+
+// proxyResolver is Config.Resolver for the proxy, or nil for the host's;
+// a test's SetProxyResolver comes first.
+func (s *Sandbox) proxyResolver() proxy.Resolver {
+	if testResolver != nil {
+		return testResolver
+	}
+	if s.cfg.Resolver == nil {
+		return nil
+	}
+	return s.cfg.Resolver
+}
+
+// testResolver replaces every sandbox's resolver in the package's own
+// tests; nil outside them.
+var testResolver proxy.Resolver
