@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/workspace"
 )
 
 // Build mode ([Config.Build]) is the one switch that lets a sandbox run what
@@ -22,10 +25,6 @@ import (
 // the private temp (TMPDIR, /tmp, /var/tmp), /dev/shm, the host's shared
 // temp and every writable grant without EXEC.
 
-// buildDirName is the scratch directory's name under the sandbox's state
-// directory.
-const buildDirName = "build"
-
 // wxDetail says what nothing-written-runs means, for the Report layer and
 // the refusals.
 const wxDetail = "write-xor-execute: files written in the sandbox cannot be executed"
@@ -39,7 +38,7 @@ func (s *Sandbox) buildScratch() string {
 	if !s.cfg.Build || s.stateDir == "" {
 		return ""
 	}
-	return filepath.Join(s.stateDir, buildDirName)
+	return workspace.Sub(s.stateDir, workspace.BuildName)
 }
 
 // prepareBuild creates build mode's scratch directory in the sandbox's
@@ -54,7 +53,7 @@ func (s *Sandbox) prepareBuild() (string, error) {
 	}
 	scratch := s.buildScratch()
 	if err := os.Mkdir(scratch, 0o700); err != nil {
-		return "", errorf("build scratch %q: %v", scratch, pathErr(err))
+		return "", errorf("build scratch %q: %w", scratch, paths.Bare(err))
 	}
 	return scratch, nil
 }
@@ -96,7 +95,7 @@ func (s *Sandbox) noteExecRefused(real string) {
 		return
 	}
 	r := Refusal{Kind: "exec", Subject: real, Detail: wxDetail}
-	if !under(real, []string{s.workDir}) {
+	if !paths.UnderAny(real, []string{s.workDir}) {
 		r.Detail += "; build mode makes only the working directory executable"
 	}
 	if !s.cfg.Build {
@@ -115,7 +114,7 @@ func (s *Sandbox) writtenPlace(path string) bool {
 			places = append(places, g.Path)
 		}
 	}
-	return under(path, places)
+	return paths.UnderAny(path, places)
 }
 
 // noteExit records, for a command that exited with 126 (the shell's

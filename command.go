@@ -8,6 +8,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/moat-sandbox/moat/internal/spec"
 )
 
 // Cmd is a command prepared or running in a [Sandbox]. It is used exactly
@@ -64,7 +66,7 @@ type Cmd struct {
 
 	sb     *Sandbox
 	ctx    context.Context
-	launch launch
+	launch spec.Process
 	io     *stdio // the plumbing between the caller's streams and the command's descriptors
 
 	// Pipes made by the *Pipe methods: the sandbox's ends are closed once
@@ -258,7 +260,7 @@ func (c *Cmd) start() error {
 		args = []string{c.Path}
 	}
 	c.fileSize = c.sb.fileSizeBudget()
-	cmd := &command{path: path, args: args, env: env, dir: dir, pty: c.Setctty}
+	cmd := &spec.Command{Path: path, Args: args, Env: env, Dir: dir, Pty: c.Setctty}
 	c.io, err = newStdio(c.Stdin, c.Stdout, c.Stderr)
 	if err != nil {
 		return errorf("stdio: %v", err)
@@ -268,7 +270,7 @@ func (c *Cmd) start() error {
 	if errors.Is(err, errNamespaces) {
 		// The host refused the namespaces after all: the engine has
 		// switched them off and reports it; run this command without.
-		cmd.env = commandEnv(c.sb.envNow(), c.Env)
+		cmd.Env = commandEnv(c.sb.envNow(), c.Env)
 		err = c.launchHelper(cmd, files)
 	}
 	c.io.closeChildEnds()
@@ -285,17 +287,17 @@ func (c *Cmd) start() error {
 }
 
 // launchHelper hands the command to the sandbox.
-func (c *Cmd) launchHelper(cmd *command, files []*os.File) error {
-	l, err := c.sb.engine.start(cmd, files)
+func (c *Cmd) launchHelper(cmd *spec.Command, files []*os.File) error {
+	l, err := c.sb.backend.Start(cmd, files)
 	if err != nil {
-		if c.sb.engine.namespaceFailure(err) {
+		if c.sb.backend.Fallback(err) {
 			return errNamespaces
 		}
 		return startError(err)
 	}
 	c.mu.Lock()
 	c.launch = l
-	c.Process = l.process()
+	c.Process = l.Process()
 	c.mu.Unlock()
 	return nil
 }
@@ -348,7 +350,8 @@ func (c *Cmd) Wait() error {
 	c.finished = true
 	c.mu.Unlock()
 
-	state, waitErr := c.launch.wait()
+	state, waitErr := c.launch.Wait()
+	c.sb.noteSocketRefusals()
 	if c.timer != nil {
 		c.timer.Stop()
 	}
@@ -372,7 +375,7 @@ func (c *Cmd) Wait() error {
 		reason := c.reason
 		c.mu.Unlock()
 		if reason == "" {
-			if detail := c.launch.reason(); detail != "" {
+			if detail := c.launch.Reason(); detail != "" {
 				// The only limit the sandbox itself watches: memory.
 				reason = c.limitKilled(memoryKill(c.sb.cfg.Limits.MemoryBytes, detail))
 			} else if k, ok := c.kernelLimitKill(state, c.fileSize); ok {
@@ -401,7 +404,7 @@ func (c *Cmd) killTree(reason string) {
 	l := c.launch
 	c.mu.Unlock()
 	if l != nil {
-		l.kill()
+		l.Kill()
 	}
 }
 

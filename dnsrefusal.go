@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/moat-sandbox/moat/internal/hostpattern"
 	"github.com/moat-sandbox/moat/internal/proxy"
 )
 
@@ -83,7 +84,7 @@ func dnsRefusal(p NetworkPolicy, name string) Refusal {
 
 // allowable reports whether name can be put on an allow list as it is.
 func allowable(name string) bool {
-	_, err := parseAllowEntry(name)
+	_, err := hostpattern.Parse(name)
 	return err == nil && !strings.ContainsAny(name, `\*`)
 }
 

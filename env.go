@@ -4,6 +4,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/hostview"
 )
 
 // DefaultPath is the PATH of a sandboxed command unless PATH is passed
@@ -24,7 +26,7 @@ func (s *Sandbox) baseEnv() []string {
 	if home == "" || tmp == "" { // no state directory: never in practice
 		home, tmp = s.workDir, s.workDir
 	}
-	name := currentUserName()
+	name := hostview.UserName()
 	env := []string{
 		"PATH=" + s.sandboxPath(), // pathenv.go
 		"HOME=" + home,
@@ -32,7 +34,7 @@ func (s *Sandbox) baseEnv() []string {
 		"USER=" + name, "LOGNAME=" + name,
 		"SHELL=/bin/sh",
 	}
-	for _, kv := range s.exposure.env(s.cfg.Isolation) {
+	for _, kv := range hostview.Env(s.view, specLevel(s.cfg.Isolation)) {
 		env = mergeEnv(env, kv)
 	}
 	for _, kv := range s.toolchainEnv() {

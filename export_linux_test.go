@@ -1,11 +1,14 @@
 package moat
 
-import "github.com/moat-sandbox/moat/internal/proxy"
+import (
+	"github.com/moat-sandbox/moat/internal/backend/linux"
+	"github.com/moat-sandbox/moat/internal/proxy"
+)
 
 // DisableNamespaces makes s run the way it would on a host without user
 // namespaces, so tests can attack that path too.
 func DisableNamespaces(s *Sandbox) {
-	if err := s.engine.(*linuxEngine).e.DisableNamespaces(); err != nil {
+	if err := s.backend.(*linux.Engine).DisableNamespaces(); err != nil {
 		panic(err)
 	}
 }

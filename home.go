@@ -5,6 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/hostview"
+
+	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/workspace"
 )
 
 // CheckHome reports why dir cannot be a sandbox's kept home
@@ -29,16 +34,16 @@ func resolveHome(dir string) (string, error) {
 	}
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return "", refuse(pathErr(err).Error() + "; --home (Config.Home) must be an existing directory")
+		return "", refuse(paths.Bare(err).Error() + "; --home (Config.Home) must be an existing directory")
 	}
 	fi, err := os.Stat(resolved)
 	if err != nil {
-		return "", refuse(pathErr(err).Error())
+		return "", refuse(paths.Bare(err).Error())
 	}
 	if !fi.IsDir() {
 		return "", refuse("not a directory; --home (Config.Home) must be an existing directory")
 	}
-	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
+	if uid, ok := workspace.FileOwner(fi); ok && uid != os.Getuid() {
 		return "", refuse("belongs to another user; --home (Config.Home) must be a directory of your own")
 	}
 	if err := CheckWorkDir(resolved, false); err != nil {
@@ -51,9 +56,9 @@ func resolveHome(dir string) (string, error) {
 	}
 	// Writable for the sandbox, it must not hold what the host's own
 	// toolchains read and run: a build cache, a package cache, ~/.cargo.
-	if h := ownHome(); h != "" {
+	if h := hostview.OwnHome(); h != "" {
 		for _, p := range ToolchainPaths(h) {
-			if isUnderPath(p, resolved) {
+			if paths.Under(p, resolved) {
 				if _, err := os.Lstat(p); err == nil {
 					return "", refuse("holds " + p + ", which the host's own tools read and run; --home (Config.Home) must be a directory of its own for the sandbox")
 				}
@@ -75,7 +80,7 @@ func checkHomeConfig(home, workDir string) (string, error) {
 	}
 	if workDir != "" {
 		if abs, err := filepath.Abs(workDir); err == nil {
-			if wd, err := filepath.EvalSymlinks(abs); err == nil && (isUnderPath(resolved, wd) || isUnderPath(wd, resolved)) {
+			if wd, err := filepath.EvalSymlinks(abs); err == nil && (paths.Under(resolved, wd) || paths.Under(wd, resolved)) {
 				return "", &PlaceError{Subject: "home", Path: home, Problem: "overlaps the working directory " + workDir + "; --home (Config.Home) keeps caches out of the project, so it must lie outside it"}
 			}
 		}

@@ -2,10 +2,9 @@ package moat
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/netip"
-	"strings"
+
+	"github.com/moat-sandbox/moat/internal/hostpattern"
 )
 
 // NetworkRequest is one connection that a sandboxed process asks the
@@ -267,90 +266,16 @@ func (s *Sandbox) auditNetwork(r AuditRecord) error {
 
 // normalizeHost returns host in the form of [NetworkRequest.Host]: an IP
 // address (bracketed or not) in canonical form, or a DNS name in lower case
-// without one trailing dot. ip is valid for an address. A name must consist
-// of labels of 1 to 63 letters, digits, hyphens and underscores, at most 253
-// bytes in all, and its last label must not be all digits, so that the
-// shorthand IPv4 forms that some resolvers accept ("127.1", "2130706433")
-// are never taken for names. IPv6 zones are refused.
+// without one trailing dot; ip is valid for an address. The rules are
+// those of [hostpattern.NormalizeHost], the one grammar of moat's
+// allow-list patterns and proxy: labels of 1 to 63 letters, digits,
+// hyphens and underscores that neither start nor end with a hyphen, at
+// most 253 bytes in all, a last label that is not a number (so that the
+// shorthand IPv4 forms that some resolvers accept, "127.1", "2130706433",
+// are never taken for names), and no IPv6 zones.
 func normalizeHost(host string) (name string, ip netip.Addr, err error) {
-	if strings.HasPrefix(host, "[") || strings.HasSuffix(host, "]") {
-		if len(host) < 2 || host[0] != '[' || host[len(host)-1] != ']' {
-			return "", ip, errorf("host %q: unbalanced brackets", host)
-		}
-		ip, err = parseIP(host[1:len(host)-1], true)
-	} else if ip, err = parseIP(host, false); err == errNotIP {
-		name, err = normalizeName(host)
-	}
-	if err != nil {
-		return "", netip.Addr{}, errorf("host %q: %v", host, err)
-	}
-	if ip.IsValid() {
-		name = ip.String()
+	if name, ip, err = hostpattern.NormalizeHost(host); err != nil {
+		return "", netip.Addr{}, errorf("host %q: %w", host, err)
 	}
 	return name, ip, nil
-}
-
-var errNotIP = errors.New("not an IP address")
-
-// parseIP parses an IP address without a zone; bracketed says it was
-// written in brackets, which only IPv6 may be. It returns errNotIP for
-// anything that is not an address at all.
-func parseIP(s string, bracketed bool) (netip.Addr, error) {
-	ip, err := netip.ParseAddr(s)
-	switch {
-	case err != nil && bracketed:
-		return ip, errors.New("brackets must hold an IPv6 address")
-	case err != nil:
-		return ip, errNotIP
-	case bracketed && !ip.Is6():
-		return ip, errors.New("brackets must hold an IPv6 address")
-	case ip.Zone() != "":
-		return ip, errors.New("IPv6 zones are not allowed")
-	}
-	return ip, nil
-}
-
-// normalizeName checks and normalizes a DNS name; see normalizeHost. Its
-// errors name the problem only.
-func normalizeName(host string) (string, error) {
-	name := strings.TrimSuffix(host, ".")
-	if name == "" {
-		return "", errors.New("empty")
-	}
-	if len(name) > 253 {
-		return "", errors.New("longer than 253 bytes")
-	}
-	b := []byte(name)
-	label, digits := 0, true
-	for i, c := range b {
-		switch {
-		case c == '.':
-			if label == 0 {
-				return "", errors.New("empty label")
-			}
-			label, digits = 0, true
-			continue
-		case 'A' <= c && c <= 'Z':
-			b[i] = c + 'a' - 'A'
-			digits = false
-		case 'a' <= c && c <= 'z', c == '-', c == '_':
-			digits = false
-		case '0' <= c && c <= '9':
-		case c >= 0x80:
-			return "", errors.New("non-ASCII name (write it in its xn-- form)")
-		default:
-			return "", fmt.Errorf("invalid character %q", rune(c))
-		}
-		label++
-		if label > 63 {
-			return "", errors.New("label longer than 63 bytes")
-		}
-	}
-	if label == 0 {
-		return "", errors.New("empty label")
-	}
-	if digits {
-		return "", errors.New("last label is all digits (neither a name nor an IP address)")
-	}
-	return string(b), nil
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/moat-sandbox/moat/internal/hostpattern"
 )
 
 func TestAllowListMatch(t *testing.T) {
@@ -135,6 +137,9 @@ func TestAllowListMatch(t *testing.T) {
 			{"a..example.com", 443, false},
 			{"[example.com]", 443, false},
 			{"fe80::1%eth0", 443, false},
+			{"-a.example.com", 443, false},
+			{"a-.example.com", 443, false},
+			{"a.example.0x1f", 443, false},
 		}},
 		{"empty list", nil, []probe{
 			{"example.com", 443, false},
@@ -269,6 +274,10 @@ func TestAllowListRejects(t *testing.T) {
 		{"bad ipv4", "256.1.1.1", "all digits"},
 		{"non-ascii", "bücher.de", "xn--"},
 		{"other punctuation", "exa!mple.com", "invalid character"},
+		{"leading hyphen", "-a.example.com", "starts or ends with '-'"},
+		{"trailing hyphen", "*.example-.com", "starts or ends with '-'"},
+		{"hex tld", "example.0x1f", "hex number"},
+		{"user information", "user@example.com", "not a URL"},
 		{"ipv4 in brackets", "[127.0.0.1]:80", "IPv6"},
 		{"name in brackets", "[example.com]:80", "IPv6"},
 		{"unbalanced bracket", "[::1:443", "brackets"},
@@ -353,29 +362,29 @@ func FuzzAllowList(f *testing.F) {
 
 		e := p.entries[0]
 		lit, litPort := "", 443
-		if e.port != 0 {
-			litPort = e.port
+		if e.Port() != 0 {
+			litPort = e.Port()
 		}
-		switch e.kind {
-		case entryName:
-			lit = e.name
-		case entrySuffix:
-			lit = "a." + e.name
+		switch e.Kind() {
+		case hostpattern.KindName:
+			lit = e.Name()
+		case hostpattern.KindWildcard:
+			lit = "a." + e.Name()
 			if len(lit) > 253 {
 				return
 			}
-		case entryPrefix:
-			lit = e.prefix.Addr().String()
+		case hostpattern.KindPrefix:
+			lit = e.Prefix().Addr().String()
 		}
 		d := p.Decide(context.Background(), NetworkRequest{Host: lit, Port: litPort})
 		if !d.Allow {
 			t.Fatalf("pattern %q does not match its own host %q port %d: %s", pattern, lit, litPort, d.Reason)
 		}
-		if d.ExplicitIP != (e.kind == entryPrefix) {
+		if d.ExplicitIP != (e.Kind() == hostpattern.KindPrefix) {
 			t.Fatalf("pattern %q host %q: ExplicitIP = %v", pattern, lit, d.ExplicitIP)
 		}
 		// Names also match as written: any case, with a trailing dot.
-		if e.kind == entryName {
+		if e.Kind() == hostpattern.KindName {
 			up := strings.ToUpper(lit) + "."
 			if !p.Decide(context.Background(), NetworkRequest{Host: up, Port: litPort}).Allow {
 				t.Fatalf("pattern %q does not match %q", pattern, up)

@@ -12,6 +12,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/moat-sandbox/moat/internal/hostview"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // AuditRecord is one network decision as written to a [NetworkAuditLog].
@@ -398,9 +402,9 @@ func auditLogProtected(target string, cfg Config) bool {
 		granted[resolveAuditPath(g.Path)] = true
 	}
 	sec := cfg.security()
-	for _, h := range allHomes(ownHome()) {
+	for _, h := range hostview.AllHomes(hostview.OwnHome()) {
 		for _, p := range sec.ProtectedPaths(h) {
-			if r := resolveAuditPath(p); !granted[r] && isUnderPath(target, r) {
+			if r := resolveAuditPath(p); !granted[r] && paths.Under(target, r) {
 				return true
 			}
 		}
@@ -414,7 +418,7 @@ func resolveAuditPath(p string) string {
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
-	p = resolveExisting(p)
+	p = hostview.ResolveExisting(p)
 	// A dangling last link is followed too: opening the log creates its
 	// target.
 	for i := 0; i < 40; i++ {
@@ -429,7 +433,7 @@ func resolveAuditPath(p string) string {
 		if !filepath.IsAbs(t) {
 			t = filepath.Join(filepath.Dir(p), t)
 		}
-		p = resolveExisting(filepath.Clean(t))
+		p = hostview.ResolveExisting(filepath.Clean(t))
 	}
 	return p
 }

@@ -2,9 +2,9 @@ package moat
 
 import (
 	"os"
-	"path/filepath"
 	"sort"
-	"strings"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // Defaults applied to zero [Limits] fields.
@@ -14,32 +14,10 @@ const (
 	DefaultOpenFiles     = 1024
 )
 
-// normalize validates cfg and fills in defaults. It does no I/O besides
-// checking that granted paths exist.
+// normalize validates cfg ([Config.Validate], validate.go) and fills in
+// defaults. It does no I/O besides checking that granted paths exist.
 func normalize(cfg Config) (Config, error) {
-	if cfg.Nice < 0 || cfg.Nice > 19 {
-		return cfg, errorf("nice %d: want 0 (unchanged) through 19; priority can only be lowered", cfg.Nice)
-	}
-	if cfg.IOPriority < IOPriorityDefault || cfg.IOPriority > IOPriorityBackground {
-		return cfg, errorf("io priority %d: unknown", cfg.IOPriority)
-	}
-	if cfg.Isolation < IsolationStrict || cfg.Isolation > IsolationPermissive {
-		return cfg, errorf("isolation %d: unknown", cfg.Isolation)
-	}
-	if cfg.Enforcement != Strict && cfg.Enforcement != BestEffort {
-		return cfg, errorf("enforcement %d: unknown", cfg.Enforcement)
-	}
-	for _, kv := range cfg.Env.Set {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return cfg, errorf("env %q: want NAME=VALUE", kv)
-		}
-	}
-	for _, k := range cfg.Env.Passthrough {
-		if k == "" || strings.Contains(k, "=") {
-			return cfg, errorf("env passthrough %q: want a variable name", k)
-		}
-	}
-	if err := checkNetworkConfig(&cfg); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
 	grants, err := mergeGrants(cfg.Grants)
@@ -51,17 +29,12 @@ func normalize(cfg Config) (Config, error) {
 	return cfg, nil
 }
 
-// mergeGrants checks each grant and unions grants of the same path.
+// mergeGrants checks that each grant, valid by [Config.Validate], exists
+// and has no link on its way, and unions grants of the same path.
 // Identities are recorded later, by identify.
 func mergeGrants(in []Grant) ([]Grant, error) {
 	byPath := map[string]Access{}
 	for _, g := range in {
-		if g.Access == 0 || g.Access&^(READ|WRITE|EXEC) != 0 {
-			return nil, errorf("grant %q: invalid access %d", g.Path, g.Access)
-		}
-		if !filepath.IsAbs(g.Path) || filepath.Clean(g.Path) != g.Path {
-			return nil, errorf("grant %q: path must be absolute and clean", g.Path)
-		}
 		if err := checkExists(g.Path); err != nil {
 			return nil, errorf("grant %q: %v", g.Path, err)
 		}
@@ -108,7 +81,7 @@ func (l Limits) withDefaults() Limits {
 // silent denial later.
 func checkExists(path string) error {
 	if _, err := os.Stat(path); err != nil {
-		return pathErr(err)
+		return paths.Bare(err)
 	}
 	return nil
 }

@@ -4,6 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/hostview"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // PATH inside the sandbox is the host's, filtered: an entry is kept, in
@@ -71,11 +75,11 @@ func filterPath(hostPath string, rules pathRules, resolve resolveFunc) string {
 		}
 		e = filepath.Clean(e)
 		r, dir, err := resolve(e)
-		if err != nil || !dir || !under(r, exec) || under(r, denied) || (under(r, writable) && !under(r, rwx)) {
+		if err != nil || !dir || !paths.UnderAny(r, exec) || paths.UnderAny(r, denied) || (paths.UnderAny(r, writable) && !paths.UnderAny(r, rwx)) {
 			continue
 		}
 		out := e
-		if r != e && !under(e, rules.system) {
+		if r != e && !paths.UnderAny(e, rules.system) {
 			out = r
 		}
 		if !seen[out] {
@@ -97,10 +101,10 @@ var systemPathRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib6
 // sandboxPath is the PATH every command starts with.
 func (s *Sandbox) sandboxPath() string {
 	rules := pathRules{
-		exec:      s.engine.execRoots(),
+		exec:      s.backend.ExecRoots(),
 		system:    systemPathRoots,
 		denied:    append(append([]string(nil), tempDirs...), kernelDirs...),
-		protected: s.exposure.protected,
+		protected: s.view.Protected,
 	}
 	rules.writable = append([]string{s.workDir}, s.privateRoots()...)
 	for _, g := range s.cfg.Grants {
@@ -125,12 +129,12 @@ func (s *Sandbox) tempInside() string {
 		return ""
 	}
 	for _, g := range s.cfg.Grants {
-		if isUnderPath("/tmp", g.Path) {
+		if paths.Under("/tmp", g.Path) {
 			return s.privateTmp()
 		}
 	}
-	if s.engine != nil {
-		for _, l := range s.engine.report().Layers {
+	if s.backend != nil {
+		for _, l := range s.backend.Report().Layers {
 			if l.Name == "namespaces" && l.Active {
 				return "/tmp"
 			}
@@ -164,19 +168,19 @@ func (s *Sandbox) envNow() []string {
 // module proxy, so builds that need only modules the user already has
 // work offline; a module missing there falls through to the usual proxy.
 func (s *Sandbox) toolchainEnv() []string {
-	ex := s.exposure
-	if ex.home == "" || s.cfg.Isolation == IsolationStrict {
+	home := s.view.Home
+	if home == "" || s.cfg.Isolation == IsolationStrict {
 		return nil
 	}
 	var out []string
-	mod := filepath.Join(ex.home, "go", "pkg", "mod")
+	mod := filepath.Join(home, "go", "pkg", "mod")
 	if v := os.Getenv("GOMODCACHE"); filepath.IsAbs(v) {
 		mod = v
 	} else if v := filepath.SplitList(os.Getenv("GOPATH")); len(v) > 0 && filepath.IsAbs(v[0]) {
 		mod = filepath.Join(v[0], "pkg", "mod")
 	}
 	dl := filepath.Join(mod, "cache", "download")
-	if r, err := filepath.EvalSymlinks(dl); err == nil && ex.readable(r, s.cfg.Isolation) {
+	if r, err := filepath.EvalSymlinks(dl); err == nil && hostview.Readable(s.view, r, specLevel(s.cfg.Isolation)) {
 		out = append(out, "GOPROXY=file://"+r+",https://proxy.golang.org,direct")
 	}
 	return out

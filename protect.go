@@ -3,6 +3,8 @@ package moat
 import (
 	"path/filepath"
 	"slices"
+
+	"github.com/moat-sandbox/moat/internal/hostview"
 )
 
 // The protection lists, relative to a home directory. Each entry is denied,
@@ -104,7 +106,7 @@ var toolchainHomePaths = []string{
 // in a fixed order: the lists of this file, then, with ProtectCredentials,
 // the entries of home's curated toolchain directories whose names say they
 // hold a credential (a bounded scan of the file system; see
-// scanCuratedCredentials). ProtectUserHome and AllowGPU add none: they
+// hostview.CuratedCredentials). ProtectUserHome and AllowGPU add none: they
 // decide what is exposed, not what is hidden.
 func (s SecurityConfig) ProtectedPaths(home string) []string {
 	var lists [][]string
@@ -127,7 +129,7 @@ func (s SecurityConfig) ProtectedPaths(home string) []string {
 		}
 	}
 	if s.ProtectCredentials {
-		for _, p := range scanCuratedCredentials(home) {
+		for _, p := range hostview.CuratedCredentials(home, toolchainHomePaths) {
 			if !slices.Contains(out, p) {
 				out = append(out, p)
 			}

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 var errPermission = fs.ErrPermission
@@ -59,7 +61,7 @@ func (s *Sandbox) resolveExecutable(name, dir string, env []string) (string, err
 	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return "", &commandError{msg: name + ": not an executable file", kind: errPermission}
 	}
-	if !under(real, s.engine.execRoots()) {
+	if !paths.UnderAny(real, s.backend.ExecRoots()) {
 		s.noteExecRefused(real)
 		return "", &commandError{
 			msg:  name + ": " + real + " is not in an executable location of the sandbox (grant it with --executable, Grant EXEC; or --build, Config.Build, for files built in the working directory)",
@@ -82,14 +84,4 @@ func lookPath(name, pathEnv string) (string, error) {
 		}
 	}
 	return "", exec.ErrNotFound
-}
-
-// under reports whether path is one of roots or beneath one.
-func under(path string, roots []string) bool {
-	for _, r := range roots {
-		if path == r || strings.HasPrefix(path, strings.TrimSuffix(r, "/")+"/") {
-			return true
-		}
-	}
-	return false
 }

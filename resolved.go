@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // ErrGrantRedirected is matched by [errors.Is] when a granted path, or a
@@ -46,7 +48,7 @@ func checkNoLinks(p string) error {
 		cur = filepath.Join(cur, part)
 		fi, err := os.Lstat(cur)
 		if err != nil {
-			return errorf("path %q: %v", p, pathErr(err))
+			return errorf("path %q: %v", p, paths.Bare(err))
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
 			return &redirectedError{path: p, link: cur}

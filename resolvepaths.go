@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // PathRequest is a path as a user wrote it (relative to the current
@@ -43,11 +45,11 @@ func ResolvePaths(workDir string, reqs []PathRequest) (string, []Grant, error) {
 		}
 		real, err := filepath.EvalSymlinks(abs)
 		if err != nil {
-			return "", nil, errorf("path %q: %v", p, pathErr(err))
+			return "", nil, errorf("path %q: %v", p, paths.Bare(err))
 		}
 		fi, err := os.Stat(real)
 		if err != nil {
-			return "", nil, errorf("path %q: %v", p, pathErr(err))
+			return "", nil, errorf("path %q: %v", p, paths.Bare(err))
 		}
 		ids = append(ids, fi)
 	}
@@ -103,7 +105,7 @@ func resolveAvoiding(abs, spelled string, ids []os.FileInfo) (string, error) {
 		next := filepath.Join(cur, part)
 		fi, err := os.Lstat(next)
 		if err != nil {
-			return "", errorf("path %q: %v", spelled, pathErr(err))
+			return "", errorf("path %q: %v", spelled, paths.Bare(err))
 		}
 		if fi.Mode()&os.ModeSymlink == 0 {
 			cur = next
@@ -117,7 +119,7 @@ func resolveAvoiding(abs, spelled string, ids []os.FileInfo) (string, error) {
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return "", errorf("path %q: %v", spelled, pathErr(err))
+			return "", errorf("path %q: %v", spelled, paths.Bare(err))
 		}
 		if filepath.IsAbs(target) {
 			cur = "/"

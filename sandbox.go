@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
+
+	"github.com/moat-sandbox/moat/internal/spec"
 )
 
 // Sandbox is a policy, a working directory and the processes running under
@@ -21,9 +23,9 @@ type Sandbox struct {
 	// homeDir is Config.Home, resolved; empty for a fresh private home.
 	homeDir string
 	env     []string
-	engine  engine
-	// exposure is what the sandbox sees of the home directories.
-	exposure exposure
+	backend spec.Backend
+	// view is what the sandbox sees of the home directories.
+	view spec.View
 	// proxy is the policy proxy; nil when the network is denied.
 	proxy *netProxy
 	// diskLimitBytes is the resolved Limits.DiskBytes; 0 means none.
@@ -55,24 +57,24 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, err
 	}
 	s.snapshotGit()
-	s.exposure = computeExposure(&s.cfg)
+	s.view = s.homeView() // backend.go
 	if err := s.startProxy(); err != nil {
 		s.removeWorkDir()
 		return nil, err
 	}
-	eng, err := newEngine(s)
+	eng, err := s.openBackend() // backend.go
 	if err != nil {
 		s.proxy.close()
 		s.removeWorkDir()
 		return nil, err
 	}
-	if missing := eng.missing(); len(missing) > 0 && cfg.Enforcement == Strict {
-		eng.close()
+	if missing := eng.Missing(); len(missing) > 0 && cfg.Enforcement == Strict {
+		eng.Close()
 		s.proxy.close()
 		s.removeWorkDir()
 		return nil, &UnsupportedError{Missing: missing}
 	}
-	s.engine = eng
+	s.backend = eng
 	s.env = s.baseEnv()
 	s.diskLimitBytes = s.diskLimit()
 	s.diskInodeLimit = s.inodeLimit()
@@ -84,9 +86,7 @@ func (s *Sandbox) WorkDir() string { return s.workDir }
 
 // Report says which layers are enforced for this sandbox on this host.
 func (s *Sandbox) Report() Report {
-	r := s.engine.report()
-	r.Enforcement = s.cfg.Enforcement
-	return r
+	return s.report() // backend.go
 }
 
 // Command returns a [Cmd] that runs name with args in the sandbox. As with
@@ -128,7 +128,7 @@ func (s *Sandbox) Close() error {
 	for _, c := range cmds {
 		c.awaitDeath()
 	}
-	err := s.engine.close()
+	err := s.backend.Close()
 	// Every sandboxed process is dead now.
 	s.checkGit()
 	s.proxy.close() // after the engine, which closes the listeners it served
@@ -158,17 +158,4 @@ func randomID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// removeWorkDir removes the automatic working directory and the state
-// directory (private temp and home).
-func (s *Sandbox) removeWorkDir() error {
-	stateErr := s.removeStateDir() // state.go
-	if !s.autoDir || s.workDir == "" {
-		return stateErr
-	}
-	if err := removeAll(s.workDir); err != nil {
-		return errorf("workdir %q: %v", s.workDir, err)
-	}
-	return stateErr
 }

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/moat-sandbox/moat/internal/hostview"
+	"github.com/moat-sandbox/moat/internal/spec"
 )
 
 func TestIsolationPresets(t *testing.T) {
@@ -86,33 +89,33 @@ func TestExposure(t *testing.T) {
 	home, _ = filepath.EvalSymlinks(home)
 
 	t.Run("strict exposes nothing of the home", func(t *testing.T) {
-		ex := computeExposure(&Config{})
-		if len(ex.homeRead) != 0 || ex.hideHome != "" || len(ex.env(IsolationStrict)) != 0 {
+		ex := viewOf(Config{})
+		if len(ex.HomeRead) != 0 || ex.HideHome != "" || len(hostview.Env(ex, spec.LevelStrict)) != 0 {
 			t.Errorf("%+v", ex)
 		}
-		if !slices.Contains(ex.protected, home+"/.ssh") {
-			t.Errorf("~/.ssh not protected: %q", ex.protected)
+		if !slices.Contains(ex.Protected, home+"/.ssh") {
+			t.Errorf("~/.ssh not protected: %q", ex.Protected)
 		}
 	})
 	t.Run("a protected link protects its target", func(t *testing.T) {
-		ex := computeExposure(&Config{})
-		if !slices.Contains(ex.protected, home+"/.aws") || !slices.Contains(ex.protected, home+"/proj") {
-			t.Errorf("protected %q", ex.protected)
+		ex := viewOf(Config{})
+		if !slices.Contains(ex.Protected, home+"/.aws") || !slices.Contains(ex.Protected, home+"/proj") {
+			t.Errorf("protected %q", ex.Protected)
 		}
 	})
 	t.Run("default reads the curated list", func(t *testing.T) {
-		ex := computeExposure(&Config{Isolation: IsolationDefault})
+		ex := viewOf(Config{Isolation: IsolationDefault})
 		for _, want := range []string{home + "/.local/lib", home + "/.cargo", home + "/.gitconfig"} {
-			if !slices.Contains(ex.homeRead, want) {
-				t.Errorf("%s not readable: %q", want, ex.homeRead)
+			if !slices.Contains(ex.HomeRead, want) {
+				t.Errorf("%s not readable: %q", want, ex.HomeRead)
 			}
 		}
 		for _, hidden := range []string{home, home + "/proj", home + "/.local", home + "/.local/share/Trash", home + "/.cache"} {
-			if slices.Contains(ex.homeRead, hidden) {
-				t.Errorf("%s exposed: %q", hidden, ex.homeRead)
+			if slices.Contains(ex.HomeRead, hidden) {
+				t.Errorf("%s exposed: %q", hidden, ex.HomeRead)
 			}
 		}
-		env := ex.env(IsolationDefault)
+		env := hostview.Env(ex, spec.LevelDefault)
 		for _, want := range []string{"GIT_CONFIG_GLOBAL=" + home + "/.gitconfig", "PYTHONUSERBASE=" + home + "/.local"} {
 			if !slices.Contains(env, want) {
 				t.Errorf("env %q lacks %s", env, want)
@@ -122,33 +125,39 @@ func TestExposure(t *testing.T) {
 	t.Run("default without home protection reads the home", func(t *testing.T) {
 		sec := IsolationDefault.Security()
 		sec.ProtectUserHome = false
-		ex := computeExposure(&Config{Isolation: IsolationDefault, Security: &sec})
-		if !slices.Equal(ex.homeRead, []string{home}) {
-			t.Errorf("homeRead %q", ex.homeRead)
+		ex := viewOf(Config{Isolation: IsolationDefault, Security: &sec})
+		if !slices.Equal(ex.HomeRead, []string{home}) {
+			t.Errorf("homeRead %q", ex.HomeRead)
 		}
 	})
 	t.Run("permissive with home protection hides it", func(t *testing.T) {
 		sec := IsolationPermissive.Security()
 		sec.ProtectUserHome = true
-		ex := computeExposure(&Config{Isolation: IsolationPermissive, Security: &sec})
-		if ex.hideHome != home || !slices.Contains(ex.homeRead, home+"/.local/lib") {
+		ex := viewOf(Config{Isolation: IsolationPermissive, Security: &sec})
+		if ex.HideHome != home || !slices.Contains(ex.HomeRead, home+"/.local/lib") {
 			t.Errorf("%+v", ex)
 		}
 	})
 	t.Run("an explicit grant beats a protection", func(t *testing.T) {
-		ex := computeExposure(&Config{Grants: []Grant{{Path: home + "/.ssh", Access: READ}}})
-		if slices.Contains(ex.protected, home+"/.ssh") {
+		ex := viewOf(Config{Grants: []Grant{{Path: home + "/.ssh", Access: READ}}})
+		if slices.Contains(ex.Protected, home+"/.ssh") {
 			t.Error("~/.ssh still protected although granted by name")
 		}
-		if !slices.Contains(ex.protected, home+"/.config/gh") {
+		if !slices.Contains(ex.Protected, home+"/.config/gh") {
 			t.Error("other protections dropped")
 		}
 	})
 	t.Run("switched off", func(t *testing.T) {
 		sec := SecurityConfig{}
-		ex := computeExposure(&Config{Security: &sec})
-		if len(ex.protected) != 0 {
-			t.Errorf("protected %q with every protection off", ex.protected)
+		ex := viewOf(Config{Security: &sec})
+		if len(ex.Protected) != 0 {
+			t.Errorf("protected %q with every protection off", ex.Protected)
 		}
 	})
+}
+
+// viewOf is what a sandbox with cfg sees of the homes.
+func viewOf(cfg Config) spec.View {
+	s := &Sandbox{cfg: cfg}
+	return s.homeView()
 }

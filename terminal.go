@@ -8,9 +8,9 @@ import "os"
 // pair is made there, so the command finds its terminal by name; ok is
 // false when the platform leaves it to the caller (open a host pty then).
 func (s *Sandbox) OpenTerminal() (master, slave *os.File, ok bool, err error) {
-	m, sl, ok, err := s.engine.openTerminal()
+	m, sl, ok, err := s.backend.OpenTerminal()
 	if err != nil {
-		return nil, nil, false, errorf("terminal: %v", err)
+		return nil, nil, false, errorf("terminal: %w", err)
 	}
 	return m, sl, ok, nil
 }

@@ -1,70 +1,90 @@
 package moat
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/moat-sandbox/moat/internal/workspace"
 )
 
-// prepareWorkDir creates the automatic working directory, or checks the
-// supplied one. Either way the stored path is absolute and fully resolved,
-// since the kernel enforces rules on what a path resolves to.
+// prepareWorkDir makes the sandbox's host directories (internal/workspace):
+// its state directory first, so that its owner marker exists before an
+// automatic working directory does (the sweep relies on it), then the
+// automatic working directory, or the supplied one checked. Either way the
+// stored paths are absolute and fully resolved, since the kernel enforces
+// rules on what a path resolves to. On error nothing is left behind.
 func (s *Sandbox) prepareWorkDir() error {
 	if err := s.checkPlaces(); err != nil { // workdir_check.go
 		return err
 	}
-	// The state directory first, so that its owner marker exists before
-	// an automatic working directory does (see sweep.go).
-	if err := s.prepareStateDir(); err != nil { // state.go
+	home, err := checkHomeConfig(s.cfg.Home, s.cfg.WorkDir) // home.go
+	if err != nil {
 		return err
 	}
-	if err := s.makeWorkDir(); err != nil {
-		s.removeStateDir()
-		return err
+	base, err := workspace.Base(s.cfg.WorkDir)
+	if err != nil {
+		return errorf("%w", err)
 	}
-	return nil
-}
-
-// makeWorkDir creates the automatic working directory next to the state
-// directory, or checks the supplied one.
-func (s *Sandbox) makeWorkDir() error {
+	state, err := workspace.NewState(base, s.id, home == "")
+	if err != nil {
+		return errorf("%w", err)
+	}
+	s.stateDir, s.homeDir = state, home
 	if s.cfg.WorkDir == "" {
-		dir, err := os.MkdirTemp(filepath.Dir(s.stateDir), "moat-"+s.id+"-")
-		if err != nil {
-			return errorf("workdir: %v", err)
-		}
-		s.autoDir = true
-		s.workDir = dir // set before resolving, so a failure still removes it
-		resolved, err := filepath.EvalSymlinks(dir)
-		if err != nil {
-			s.removeWorkDir()
-			return errorf("workdir %q: %v", dir, err)
-		}
-		s.workDir = resolved
-		return nil
+		s.workDir, err = workspace.NewWorkDir(state, s.id)
+		s.autoDir = err == nil
+	} else {
+		s.workDir, err = workspace.ResolveWorkDir(s.cfg.WorkDir)
 	}
-	dir, err := filepath.Abs(s.cfg.WorkDir)
 	if err != nil {
-		return errorf("workdir %q: %v", s.cfg.WorkDir, err)
+		s.removeWorkDir()
+		return errorf("%w", err)
 	}
-	resolved, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return errorf("workdir %q: %v", s.cfg.WorkDir, pathErr(err))
-	}
-	fi, err := os.Stat(resolved)
-	if err != nil {
-		return errorf("workdir %q: %v", s.cfg.WorkDir, pathErr(err))
-	}
-	if !fi.IsDir() {
-		return errorf("workdir %q: not a directory", s.cfg.WorkDir)
-	}
-	s.workDir = resolved
 	return nil
 }
 
-// pathErr drops the *PathError wrapper, whose path the caller already names.
-func pathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
+// removeWorkDir removes the automatic working directory and the state
+// directory (private temp and home).
+func (s *Sandbox) removeWorkDir() error {
+	stateErr := workspace.RemoveState(s.stateDir)
+	if stateErr == nil {
+		s.stateDir = ""
+	} else {
+		stateErr = errorf("%w", stateErr)
 	}
-	return err
+	if !s.autoDir || s.workDir == "" {
+		return stateErr
+	}
+	if err := workspace.RemoveAll(s.workDir); err != nil {
+		return errorf("workdir %q: %w", s.workDir, err)
+	}
+	return stateErr
+}
+
+// privateRoots are the per-sandbox host directories (private temp, private
+// home, build scratch) that the sandbox writes besides its working
+// directory and grants. They count against the disk limit. Close removes
+// them, except a home supplied by Config.Home, which is kept.
+func (s *Sandbox) privateRoots() []string {
+	var out []string
+	if s.stateDir != "" {
+		out = append(out, s.stateDir)
+	}
+	if s.homeDir != "" {
+		out = append(out, s.homeDir)
+	}
+	return out
+}
+
+// privateTmp is the host directory that is the sandbox's /tmp (and TMPDIR);
+// "" before the state directory exists.
+func (s *Sandbox) privateTmp() string { return workspace.Sub(s.stateDir, workspace.TmpName) }
+
+// privateVarTmp is the host directory that is the sandbox's /var/tmp.
+func (s *Sandbox) privateVarTmp() string { return workspace.Sub(s.stateDir, workspace.VarTmpName) }
+
+// privateHome is the sandbox's HOME, at the same path inside as on the
+// host: the supplied Config.Home, or a fresh one in the state directory.
+func (s *Sandbox) privateHome() string {
+	if s.homeDir != "" {
+		return s.homeDir
+	}
+	return workspace.Sub(s.stateDir, workspace.HomeName)
 }

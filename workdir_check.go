@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
+
+	"github.com/moat-sandbox/moat/internal/hostview"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // ErrUnsafeWorkDir is matched by [errors.Is] when [New] or [CheckWorkDir]
@@ -93,7 +96,7 @@ func CheckWorkDir(dir string, allowHome bool) error {
 		return refuse(true, "is the root directory: the working directory is writable, so it must be a directory of its own")
 	}
 	for _, p := range pseudoDirs {
-		if isUnderPath(resolved, p) {
+		if paths.Under(resolved, p) {
 			return refuse(true, "is in %s, a kernel file system, not a place to work in", p)
 		}
 	}
@@ -104,21 +107,21 @@ func CheckWorkDir(dir string, allowHome bool) error {
 	}
 	f, err := os.Open(resolved)
 	if err != nil {
-		return refuse(false, "cannot be opened: %v", pathErr(err))
+		return refuse(false, "cannot be opened: %v", paths.Bare(err))
 	}
 	_, err = f.Readdirnames(1)
 	f.Close()
 	if err != nil && err != io.EOF {
-		return refuse(false, "cannot be listed: %v", pathErr(err))
+		return refuse(false, "cannot be listed: %v", paths.Bare(err))
 	}
 	if err := canWrite(resolved); err != nil {
 		return refuse(false, "is not writable: %v", err)
 	}
 	if !allowHome {
-		for _, h := range allHomes(ownHome()) {
+		for _, h := range hostview.AllHomes(hostview.OwnHome()) {
 			for _, rel := range homeControl {
 				c := filepath.Join(h, rel)
-				if !isUnderPath(c, resolved) {
+				if !paths.Under(c, resolved) {
 					continue
 				}
 				what := "the home directory " + h
@@ -135,7 +138,7 @@ func CheckWorkDir(dir string, allowHome bool) error {
 			if !filepath.IsAbs(p) {
 				continue
 			}
-			if r, err := filepath.EvalSymlinks(p); err == nil && isUnderPath(r, resolved) {
+			if r, err := filepath.EvalSymlinks(p); err == nil && paths.Under(r, resolved) {
 				return refuse(true, "holds %s, a directory of PATH, whose programs run later outside the sandbox; pass --allow-home-workdir (Config.AllowHomeWorkDir) to allow it", p)
 			}
 		}
@@ -170,12 +173,4 @@ func (s *Sandbox) checkPlaces() error {
 		return errorf("limits: open files %d: too few for the sandbox's helper and the command's standard streams; want at least %d", n, MinOpenFiles)
 	}
 	return checkAuditLogPlace(&s.cfg)
-}
-
-// isUnderPath reports whether p is dir or lies beneath it.
-func isUnderPath(p, dir string) bool {
-	if dir == "/" {
-		return strings.HasPrefix(p, "/")
-	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
 }

@@ -205,8 +205,8 @@ func (c *checker) limits(raw *rawLimits) (Limits, error) {
 		if !ok {
 			return l, c.fail(key, "limits.nice: %v, not %s", errNice, typeName(raw.Nice))
 		}
-		if !validNice(v) {
-			return l, c.fail(key, "limits.nice %d: %v", v, errNice)
+		if err := niceProblem(v); err != nil {
+			return l, c.fail(key, "limits.nice %d: %v", v, err)
 		}
 		n := int(v)
 		l.Nice = &n
@@ -217,9 +217,9 @@ func (c *checker) limits(raw *rawLimits) (Limits, error) {
 		if err != nil {
 			return l, err
 		}
-		p, err := moat.ParseIOPriority(s)
-		if err != nil || s == "" {
-			return l, c.fail(key, "limits.io-priority %q: want utility or background", s)
+		p, err := ParseIOPriority(s)
+		if err != nil {
+			return l, c.fail(key, "limits.io-priority %q: %v", s, err)
 		}
 		l.IOPriority = &p
 	}

@@ -48,6 +48,15 @@ type Layer struct {
 	Limits Limits
 	// Build, when set, turns build mode on or off: see [moat.Config.Build].
 	Build *bool
+	// Enforcement, when set, is the enforcement mode: see
+	// [moat.Config.Enforcement].
+	Enforcement *moat.Enforcement
+	// AllowHomeWorkDir, when set, lets the working directory be a home or
+	// refuses it: see [moat.Config.AllowHomeWorkDir].
+	AllowHomeWorkDir *bool
+	// Sockets adds host Unix sockets the sandbox may connect to, as
+	// written (see [moat.Config.Sockets]); not yet resolved.
+	Sockets []string
 }
 
 // Limits is the resource settings of a layer. A nil field is not set; a

@@ -12,9 +12,10 @@ import (
 // protections) with no network and no grants.
 type Result struct {
 	// Config is the sandbox policy. Isolation and Security are always set
-	// (Security to the layered protections); WorkDir and Grants are left
-	// empty, since paths are resolved where they enter: see WorkDir and
-	// Grants.
+	// (Security to the layered protections); WorkDir, Grants, Sockets,
+	// Home and the network policy are left empty, since paths are
+	// resolved, and the audit log opened, by [Result.Resolve]: see
+	// WorkDir, Grants, Sockets, Home and Network.
 	Config moat.Config
 	// WorkDir is the working directory as written, for [moat.ResolvePaths];
 	// empty means a fresh one.
@@ -29,6 +30,9 @@ type Result struct {
 	Grants []moat.PathRequest
 	// Network is the network settings, for a moat.NetworkPolicy.
 	Network Network
+	// Sockets holds the host Unix sockets of every layer, in order, as
+	// written, for [Result.Resolve].
+	Sockets []string
 
 	// setBy records which layer's source set each scalar key last.
 	setBy map[string]Source
@@ -117,6 +121,15 @@ func Merge(layers ...Layer) (Result, error) {
 			r.Config.Build = *l.Build
 			set("build")
 		}
+		if l.Enforcement != nil {
+			r.Config.Enforcement = *l.Enforcement
+			set("enforcement")
+		}
+		if l.AllowHomeWorkDir != nil {
+			r.Config.AllowHomeWorkDir = *l.AllowHomeWorkDir
+			set("allow-home-workdir")
+		}
+		r.Sockets = append(r.Sockets, l.Sockets...)
 		mergeLimits(&r.Config, &l.Limits, set)
 	}
 	for _, p := range order {

@@ -2,10 +2,9 @@ package policy
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
-	"strconv"
-	"strings"
+
+	"github.com/moat-sandbox/moat/internal/hostpattern"
 )
 
 // Network modes, as the config file and --network spell them.
@@ -67,162 +66,23 @@ func ParseAuditRotate(s string) (string, error) {
 	return s, nil
 }
 
-// maxHostLen is the longest DNS name.
-const maxHostLen = 253
-
-// errNotHost rejects what looks like a URL or a path.
-var errNotHost = errors.New("want a host, *.domain, IP address or CIDR prefix, optionally with :PORT, not a URL or path")
-
 // ParseDomain checks one allow-list pattern and returns it normalized. A
 // pattern is a host name such as example.com (lower-cased, without a
 // trailing dot), a wildcard *.example.com (any subdomain, at any depth, but
 // not example.com itself), an IP address or a CIDR prefix without host
-// bits, each optionally followed by ":PORT". An IPv6 address or prefix
-// takes brackets to carry a port: [::1]:8080. What it accepts,
-// moat.AllowList accepts too. Its error says only what is wrong.
+// bits (a single-address prefix such as 192.0.2.1/32 normalizes to the
+// address), each optionally followed by ":PORT", 1 through 65535 without
+// leading zeros. An IPv6 address or prefix takes brackets to carry a port:
+// [::1]:8080. Name labels must not start or end with '-', and the last
+// label must not be a number. It is the grammar of moat.AllowList, which
+// accepts exactly what ParseDomain accepts. Its error says only what is
+// wrong.
 func ParseDomain(s string) (string, error) {
-	switch {
-	case s == "":
-		return "", errors.New("empty pattern")
-	case strings.IndexByte(s, '%') >= 0:
-		return "", errors.New("an address with a zone cannot be allowed")
-	case strings.Contains(s, "://") || strings.IndexByte(s, '@') >= 0:
-		return "", errNotHost
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c == 0x7f {
-			return "", fmt.Errorf("invalid character %q", rune(c))
-		}
-	}
-	host, port, bracketed, err := splitPort(s)
+	p, err := hostpattern.Parse(s)
 	if err != nil {
 		return "", err
 	}
-	var out string
-	var v6 bool
-	if strings.IndexByte(host, '/') >= 0 {
-		p, err := netip.ParsePrefix(host)
-		switch {
-		case err != nil:
-			return "", errNotHost
-		case bracketed && !p.Addr().Is6():
-			return "", errors.New("brackets must hold an IPv6 address or prefix")
-		case p != p.Masked():
-			return "", fmt.Errorf("prefix %s has host bits set (did you mean %s?)", host, p.Masked())
-		}
-		out, v6 = p.String(), p.Addr().Is6()
-	} else if a, err := netip.ParseAddr(host); err == nil {
-		if bracketed && !a.Is6() {
-			return "", errors.New("brackets must hold an IPv6 address or prefix")
-		}
-		out, v6 = a.String(), a.Is6()
-	} else if bracketed {
-		return "", fmt.Errorf("%q is not an IPv6 address", host)
-	} else if out, err = hostPattern(host); err != nil {
-		return "", err
-	}
-	if port == "" {
-		return out, nil
-	}
-	if v6 {
-		out = "[" + out + "]"
-	}
-	return out + ":" + port, nil
-}
-
-// splitPort splits a pattern into its host and its port, "" for none. A
-// bracketed host is IPv6; more than one colon without brackets is an IPv6
-// address or prefix without a port.
-func splitPort(s string) (host, port string, bracketed bool, err error) {
-	switch {
-	case s[0] == '[':
-		end := strings.IndexByte(s, ']')
-		if end < 0 {
-			return "", "", false, errors.New("missing ] after the IPv6 address")
-		}
-		host, bracketed = s[1:end], true
-		if rest := s[end+1:]; rest != "" {
-			var ok bool
-			if port, ok = strings.CutPrefix(rest, ":"); !ok {
-				return "", "", false, errors.New("want [IPv6]:PORT")
-			}
-			if port == "" {
-				return "", "", false, errors.New(`port "": want 1 through 65535`)
-			}
-		}
-	case strings.Count(s, ":") == 1:
-		host, port, _ = strings.Cut(s, ":")
-		if port == "" {
-			return "", "", false, errors.New(`port "": want 1 through 65535`)
-		}
-	default:
-		host = s
-	}
-	if port != "" {
-		n, err := strconv.ParseUint(port, 10, 16)
-		if err != nil || n == 0 || !isDigits(port) {
-			return "", "", false, fmt.Errorf("port %q: want 1 through 65535", port)
-		}
-		port = strconv.FormatUint(n, 10)
-	}
-	return host, port, bracketed, nil
-}
-
-// hostPattern checks a host name, possibly with a leading "*.", and
-// returns it lower-cased without a trailing dot.
-func hostPattern(host string) (string, error) {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if host == "*" {
-		return "", errors.New(`"*" alone matches every host; use network allow-all`)
-	}
-	name, wild := strings.CutPrefix(host, "*.")
-	if err := checkHostName(name); err != nil {
-		return "", err
-	}
-	if wild {
-		return "*." + name, nil
-	}
-	return name, nil
-}
-
-// checkHostName checks a lower-case DNS name without a trailing dot:
-// labels of letters, digits, '-' and '_', 1 to 63 bytes each, not starting
-// or ending with '-', the last not all digits, so that shorthand IPv4
-// forms such as 127.1 are never taken for names.
-func checkHostName(name string) error {
-	if name == "" {
-		return errors.New("empty host name")
-	}
-	if len(name) > maxHostLen {
-		return errors.New("host name longer than 253 bytes")
-	}
-	labels := strings.Split(name, ".")
-	for _, label := range labels {
-		if label == "" {
-			return errors.New("empty label in the host name")
-		}
-		if len(label) > 63 {
-			return fmt.Errorf("label %q longer than 63 bytes", label)
-		}
-		if label[0] == '-' || label[len(label)-1] == '-' {
-			return fmt.Errorf("label %q starts or ends with '-'", label)
-		}
-		for i := 0; i < len(label); i++ {
-			switch c := label[i]; {
-			case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_':
-			case c == '*':
-				return errors.New("a wildcard may only lead, as in *.example.com")
-			case c >= 0x80:
-				return errors.New("non-ASCII name; write it in its xn-- form")
-			default:
-				return fmt.Errorf("%q is not allowed in a host name", c)
-			}
-		}
-	}
-	if isDigits(labels[len(labels)-1]) {
-		return fmt.Errorf("%q is neither an IP address nor a host name", name)
-	}
-	return nil
+	return p.String(), nil
 }
 
 // ParseLocal checks an allow-local entry, a CIDR prefix or a single IP

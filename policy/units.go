@@ -24,7 +24,6 @@ var (
 	errSize     = errors.New("want a size like 512M or 2G")
 	errCount    = errors.New(`want a whole number or "unlimited"`)
 	errDuration = errors.New("want a duration like 30s or 2m")
-	errNice     = errors.New("want 0 (unchanged) through 19; priority can only be lowered")
 	// ErrTooLarge says that a size, count or duration does not fit in 64
 	// bits.
 	ErrTooLarge = errors.New("too large")
@@ -126,18 +125,6 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
-
-// ParseNice parses a niceness step from 0 (unchanged) to 19.
-func ParseNice(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || !isDigits(s) || !validNice(int64(n)) {
-		return 0, errNice
-	}
-	return n, nil
-}
-
-// validNice reports whether n is a niceness moat accepts.
-func validNice(n int64) bool { return n >= 0 && n <= 19 }
 
 // isDigits reports whether s is one or more ASCII digits.
 func isDigits(s string) bool {

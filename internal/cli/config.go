@@ -62,6 +62,14 @@ func (f *sandboxFlags) layer() policy.Layer {
 		Home:         f.home,
 		Env:          f.env.vars(),
 		Build:        f.build,
+		Sockets:      f.sockets,
+	}
+	if f.bestEffort {
+		e := moat.BestEffort
+		l.Enforcement = &e
+	}
+	if f.fs.Changed("allow-home-workdir") {
+		l.AllowHomeWorkDir = &f.allowHomeWorkDir
 	}
 	count := func(name string, v int64) *int64 {
 		if !f.fs.Changed(name) {

@@ -162,7 +162,8 @@ fixes, or add --best-effort to run with what the host has).`,
 // diagnose probes the host and tries the sandbox moat run would build from
 // cfg: as given, without --best-effort, and, when that fails, with it.
 func diagnose(cfg moat.Config) doctorReport {
-	r := probeHost()
+	host := moat.ProbeHost()
+	r := hostChecks(host)
 	r.OS, r.Arch = runtime.GOOS, runtime.GOARCH
 	r.Isolation = cfg.Isolation.String()
 	var missing []string
@@ -187,7 +188,7 @@ func diagnose(cfg moat.Config) doctorReport {
 	if r.BestEffort != nil {
 		gaps = r.BestEffort.Gaps
 	}
-	r.Missing = withFixes(r, missing, gaps)
+	r.Missing = withFixes(host, missing, gaps)
 	if moat.NetworkDeniesAll(cfg.Network) {
 		r.NetworkProxy = proxyReport(cfg)
 	}
@@ -258,48 +259,17 @@ func strictWorks() strictCheck {
 	return checkOf(e)
 }
 
-// withFixes pairs each missing piece and each gap with its fix.
-func withFixes(r doctorReport, missing, gaps []string) []missingPiece {
+// withFixes pairs each missing piece and each gap with the fix that
+// host gives it.
+func withFixes(host moat.HostReport, missing, gaps []string) []missingPiece {
 	out := []missingPiece{}
 	for _, m := range missing {
-		out = append(out, missingPiece{Piece: m, Fix: fixFor(r, m)})
+		out = append(out, missingPiece{Piece: m, Fix: host.Fix(m)})
 	}
 	for _, g := range gaps {
-		out = append(out, missingPiece{Piece: "gap: " + g, Fix: fixFor(r, g)})
+		out = append(out, missingPiece{Piece: "gap: " + g, Fix: host.Fix(g)})
 	}
 	return out
-}
-
-// fixFor says how to get piece, a missing layer or a gap as the library
-// words them, from the host checks; "" when moat knows no fix.
-func fixFor(r doctorReport, piece string) string {
-	userNS := r.UserNamespaces.Fix
-	if userNS == "" {
-		userNS = "allow user namespaces on this host"
-	}
-	switch {
-	case strings.HasPrefix(piece, "landlock"):
-		return orFix(r.Landlock.Fix, "use Linux 6.7 or later with Landlock enabled")
-	case strings.HasPrefix(piece, "seccomp"):
-		return orFix(r.Seccomp.Fix, "use a kernel built with CONFIG_SECCOMP_FILTER=y")
-	case strings.HasPrefix(piece, "network"):
-		return userNS + "; or use Linux 6.7 or later, whose Landlock (ABI 4) refuses TCP connect"
-	case strings.HasPrefix(piece, "control paths") && strings.Contains(piece, "symbolic link"):
-		return "name the directory the link points to instead (in --workdir or --grant)"
-	case strings.HasPrefix(piece, "control paths"), strings.HasPrefix(piece, "no PID namespace"), strings.HasPrefix(piece, "no mount namespace"):
-		return userNS
-	case strings.HasPrefix(piece, "signals"):
-		return "use Linux 6.12 or later (Landlock ABI 6 scopes signals and abstract sockets)"
-	}
-	return ""
-}
-
-// orFix returns fix, or def when fix is empty.
-func orFix(fix, def string) string {
-	if fix == "" {
-		return def
-	}
-	return fix
 }
 
 // writeJSON prints r as one indented JSON object.

@@ -1,35 +1,62 @@
 package cli
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/moat-sandbox/moat"
 )
 
-func TestFixFor(t *testing.T) {
-	r := doctorReport{}
-	r.Landlock.Fix = "boot with lsm=...,landlock"
-	r.UserNamespaces.Fix = "sysctl -w kernel.unprivileged_userns_clone=1"
-	tests := []struct {
-		piece string
-		want  string // a substring of the fix; "" means no fix
-	}{
-		{"landlock: not supported by the kernel", "lsm=...,landlock"},
-		{"seccomp: kernel has no seccomp filters", "CONFIG_SECCOMP_FILTER"},
-		{"network: no network namespace, Landlock TCP rules or seccomp", "unprivileged_userns_clone"},
-		{"control paths: keeping .git/hooks, .git/config and .moat-* read-only inside writable places needs a mount namespace", "unprivileged_userns_clone"},
-		{"control paths: /w/link is a symbolic link, which a mount cannot pin", "the directory the link points to"},
-		{"no PID namespace: a descendant that leaves the process group can outlive a SIGKILL of moat", "unprivileged_userns_clone"},
-		{"no mount namespace: host Unix sockets reachable by path (e.g. in /tmp) can be connected to", "unprivileged_userns_clone"},
-		{"signals to host processes of the same user are not blocked by Landlock", "Linux 6.12"},
-		{"something moat has never heard of", ""},
+// TestWithFixes: doctor pairs each missing piece, and each gap under a
+// "gap: " prefix, with the fix moat's host report gives it (the fixes
+// themselves are tested with moat.HostReport.Fix).
+func TestWithFixes(t *testing.T) {
+	host := moat.HostReport{Landlock: moat.HostFeature{Fix: "boot with lsm=...,landlock"}}
+	got := withFixes(host, []string{"landlock: not supported", "something moat has never heard of"},
+		[]string{"signals to host processes of the same user are not blocked by Landlock"})
+	want := []missingPiece{
+		{Piece: "landlock: not supported", Fix: "boot with lsm=...,landlock"},
+		{Piece: "something moat has never heard of", Fix: ""},
+		{Piece: "gap: signals to host processes of the same user are not blocked by Landlock", Fix: host.Fix("signals")},
 	}
-	for _, tt := range tests {
-		t.Run(tt.piece, func(t *testing.T) {
-			got := fixFor(r, tt.piece)
-			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
-				t.Errorf("fixFor = %q, want it to contain %q", got, tt.want)
-			}
-		})
+	if !slices.Equal(got, want) {
+		t.Errorf("withFixes = %+v, want %+v", got, want)
+	}
+	if got := withFixes(host, nil, nil); got == nil || len(got) != 0 {
+		t.Errorf("withFixes of nothing = %#v, want an empty list (JSON [])", got)
+	}
+}
+
+// TestHostChecks: the host part of doctor's JSON carries every field of
+// moat's host report.
+func TestHostChecks(t *testing.T) {
+	h := moat.HostReport{
+		Kernel: "6.1.0", Machine: "x86_64", Root: true,
+		Landlock:       moat.HostFeature{Detail: "kernel reports no Landlock ABI", Fix: "boot with landlock"},
+		Seccomp:        moat.HostFeature{Available: true},
+		UserNamespaces: moat.HostFeature{Detail: "EPERM", Fix: "sysctl"},
+		Cgroup: moat.CgroupReport{V2Mount: "/sys/fs/cgroup", V2Controllers: []string{"memory"}, V1Controllers: map[string]string{"pids": "/p"},
+			Memory: "v2", Pids: "v1", CPU: "v2", Kill: "v2", Delegated: "/d", Writable: true, Reason: "r", Fix: "f"},
+	}
+	r := hostChecks(h)
+	b, err := json.Marshal(struct {
+		Kernel, Machine string
+		Root            bool
+		L, S, U         check
+		ABI             int
+		C               cgroupCheck
+	}{r.Kernel, r.Machine, r.Root, r.Landlock.check, r.Seccomp, r.UserNamespaces, r.Landlock.ABI, r.Cgroup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"Kernel":"6.1.0","Machine":"x86_64","Root":true,` +
+		`"L":{"available":false,"detail":"kernel reports no Landlock ABI","fix":"boot with landlock"},` +
+		`"S":{"available":true,"detail":"","fix":""},"U":{"available":false,"detail":"EPERM","fix":"sysctl"},"ABI":0,` +
+		`"C":{"v2_mount":"/sys/fs/cgroup","v2_controllers":["memory"],"v1_controllers":{"pids":"/p"},"memory":"v2","pids":"v1","cpu":"v2","kill":"v2","delegated":"/d","writable":true,"reason":"r","fix":"f"}}`
+	if string(b) != want {
+		t.Errorf("host checks:\n got %s\nwant %s", b, want)
 	}
 }
 
@@ -42,7 +69,7 @@ func TestDoctorTextWhenRunFails(t *testing.T) {
 	r.Enforcement = enforcement{Mode: "strict", Error: "host cannot enforce the policy: landlock: not supported"}
 	r.BestEffort = &enforcement{Mode: "best-effort", Layers: []layer{{Name: "landlock", Detail: "not supported"}, {Name: "seccomp", Active: true, Detail: "denies ptrace"}},
 		Gaps: []string{"signals to host processes of the same user are not blocked by Landlock"}}
-	r.Missing = withFixes(r, []string{"landlock: not supported"}, r.BestEffort.Gaps)
+	r.Missing = withFixes(moat.HostReport{Landlock: moat.HostFeature{Fix: r.Landlock.Fix}}, []string{"landlock: not supported"}, r.BestEffort.Gaps)
 	r.Run = checkOf(r.Enforcement)
 	var b strings.Builder
 	if err := writeText(&b, r); err != nil {

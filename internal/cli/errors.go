@@ -38,6 +38,10 @@ func fail(err error) error {
 	return &failure{err: err}
 }
 
+// trimMoat drops the "moat: " prefix of a library error that a usage error
+// wraps again.
+func trimMoat(err error) string { return strings.TrimPrefix(err.Error(), "moat: ") }
+
 // exitStatus ends moat with code and prints nothing: the outcome was
 // already reported, as by doctor.
 type exitStatus struct{ code int }

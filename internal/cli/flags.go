@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"errors"
-	"os"
-	"strings"
-
 	"github.com/spf13/pflag"
 
 	"github.com/moat-sandbox/moat"
@@ -77,71 +73,23 @@ func addSandboxFlags(fs *pflag.FlagSet) *sandboxFlags {
 	return f
 }
 
-// config builds the sandbox policy from the flags and the config file. It
-// checks what parsing could not, such as that the working directory exists
-// and how the file and the flags combine, so that a mistake is a usage
-// error with no side effects rather than a failure of moat.New.
+// config builds the sandbox policy from the flags and the config file:
+// their layers, merged (settings), then resolved by policy.Result.Resolve,
+// which checks what parsing could not, such as that the working directory
+// exists and how the file and the flags combine, so that a mistake is a
+// usage error with no side effects rather than a failure of moat.New. It
+// opens the audit log, if any, for closeAuditLog to close.
 func (f *sandboxFlags) config() (moat.Config, error) {
 	res, err := f.settings()
 	if err != nil {
 		return moat.Config{}, err
 	}
-	cfg := res.Config
-	if f.bestEffort {
-		cfg.Enforcement = moat.BestEffort
-	}
-	if res.WorkDir != "" {
-		fi, err := os.Stat(res.WorkDir)
-		switch {
-		case err != nil:
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return cfg, usagef("%s %q: %v", res.Describe("workdir.path"), res.WorkDir, err)
-		case !fi.IsDir():
-			return cfg, usagef("%s %q: not a directory", res.Describe("workdir.path"), res.WorkDir)
-		}
-	}
-	if err := f.checkInputs(&res); err != nil { // checks.go
-		return cfg, err
-	}
-	cfg.AllowHomeWorkDir = f.allowHomeWorkDir
-	if res.WorkDir != "" || len(res.Grants) > 0 {
-		// Resolve what the user wrote once, here: links in their own
-		// spelling are followed, links planted where the sandbox writes
-		// are refused.
-		wd, grants, err := moat.ResolvePaths(res.WorkDir, res.Grants)
-		if err != nil {
-			return cfg, resolveError(err, res.WorkDir)
-		}
-		cfg.WorkDir = wd
-		if len(grants) > 0 {
-			cfg.Grants = grants
-		}
-	}
-	sockets, err := socketPaths(f.sockets)
+	out, err := res.Resolve()
 	if err != nil {
-		return cfg, err
+		return moat.Config{}, usagef("%s", trimMoat(err))
 	}
-	cfg.Sockets = sockets
-	if res.Home != "" {
-		if err := moat.CheckHome(res.Home); err != nil {
-			msg := strings.TrimPrefix(err.Error(), "moat: ")
-			if at := res.Describe("home"); at != "--home" {
-				msg = at + ": " + msg // the config file's line
-			}
-			return cfg, usagef("%s", msg)
-		}
-		cfg.Home = res.Home
-	}
-	// Last: it opens the audit log, once nothing else can fail.
-	log, err := networkConfig(res.Network, &cfg)
-	if err != nil {
-		return cfg, err
-	}
-	f.auditLog = log
-	return cfg, nil
+	f.auditLog = out.AuditLog
+	return out.Config, nil
 }
 
 // closeAuditLog closes the audit log that config opened, if any.

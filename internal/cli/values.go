@@ -116,14 +116,13 @@ func (v *niceValue) Type() string { return "N" }
 // ioPriorityValue is a disk priority: utility or background.
 type ioPriorityValue moat.IOPriority
 
-// Set accepts utility, background or default.
+// Set accepts utility, background or default, with policy.ParseIOPriority.
 func (v *ioPriorityValue) Set(s string) error {
-	p, err := moat.ParseIOPriority(s)
-	if err != nil || s == "" {
-		return errors.New("want utility or background")
+	p, err := policy.ParseIOPriority(s)
+	if err == nil {
+		*v = ioPriorityValue(p)
 	}
-	*v = ioPriorityValue(p)
-	return nil
+	return err
 }
 
 // String returns the priority's name, or "" if unset.

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/hostpattern"
 )
 
 // This file parses where a client wants to go: HTTP request targets,
@@ -20,12 +22,6 @@ type target struct {
 	// port only when the client gave one.
 	authority string
 }
-
-// Limits of DNS names (RFC 1035).
-const (
-	maxHostLen  = 253
-	maxLabelLen = 63
-)
 
 // parseRequestTarget parses the request-target of an HTTP request sent to a
 // proxy: authority-form (host:port) for CONNECT, with port 443 by default,
@@ -62,7 +58,7 @@ func parseRequestTarget(method, rt string) (target, error) {
 
 // parseAuthority parses host[:port]; an IPv6 host must be bracketed. An
 // empty port (host:) means defaultPort. User information (user@host) is
-// refused.
+// refused. The host follows [hostpattern.NormalizeHost].
 func parseAuthority(auth string, defaultPort int) (target, error) {
 	bad := func(why string) (target, error) {
 		return target{}, errorf("proxy: authority %q: %s", clip(auth), why)
@@ -77,16 +73,13 @@ func parseAuthority(auth string, defaultPort int) (target, error) {
 		if end < 0 {
 			return bad("missing ]")
 		}
-		host = auth[1:end]
+		host = auth[:end+1] // NormalizeHost checks that it holds IPv6
 		rest := auth[end+1:]
 		if rest != "" {
 			if rest[0] != ':' {
 				return bad("unexpected text after ]")
 			}
 			port, hasPort = rest[1:], true
-		}
-		if a, err := netip.ParseAddr(host); err != nil || !a.Is6() {
-			return bad("brackets must hold an IPv6 address")
 		}
 	} else {
 		host = auth
@@ -108,9 +101,9 @@ func parseAuthority(auth string, defaultPort int) (target, error) {
 		}
 		t.port = p
 	}
-	h, ip, err := normalizeHost(host)
+	h, ip, err := hostpattern.NormalizeHost(host)
 	if err != nil {
-		return target{}, err
+		return target{}, errorf("proxy: host %q: %w", clip(host), err)
 	}
 	t.host, t.ip = h, ip
 	t.authority = h
@@ -142,93 +135,22 @@ func parsePort(s string) (int, error) {
 	return n, nil
 }
 
-// normalizeHost checks a host (a DNS name or an unbracketed IP literal) and
-// returns it normalized: ASCII lower case, one trailing dot removed, IP
-// literals in canonical form. It refuses zones, names with characters
-// outside [a-z0-9._-], empty or over-long labels, and names whose last
-// label is numeric ("127.1", "0x7f.1", "2130706433"), which some resolvers
-// would read as IPv4 addresses.
+// normalizeHost checks a host that stands without brackets, as in a
+// SOCKS5 name field, and returns it normalized by
+// [hostpattern.NormalizeHost]: ASCII lower case, one trailing dot removed,
+// IP literals in canonical form. Besides what that refuses (zones,
+// characters outside [a-z0-9._-], empty, over-long or hyphen-edged labels,
+// a numeric last label that some resolvers read as IPv4), it refuses
+// brackets, which belong to an authority (see parseAuthority).
 func normalizeHost(h string) (string, netip.Addr, error) {
-	bad := func(why string) (string, netip.Addr, error) {
-		return "", netip.Addr{}, errorf("proxy: host %q: %s", clip(h), why)
+	if strings.ContainsAny(h, "[]") {
+		return "", netip.Addr{}, errorf("proxy: host %q: brackets are not allowed here; write an IPv6 address bare", clip(h))
 	}
-	if strings.IndexByte(h, ':') >= 0 {
-		a, err := netip.ParseAddr(h)
-		if err != nil {
-			return bad("not a valid IPv6 address")
-		}
-		if a.Zone() != "" {
-			return bad("an address zone is not allowed")
-		}
-		return a.String(), a, nil
+	name, ip, err := hostpattern.NormalizeHost(h)
+	if err != nil {
+		return "", netip.Addr{}, errorf("proxy: host %q: %w", clip(h), err)
 	}
-	name := strings.TrimSuffix(h, ".")
-	if name == "" {
-		return bad("empty name")
-	}
-	if len(name) > maxHostLen {
-		return bad("name too long")
-	}
-	if a, err := netip.ParseAddr(name); err == nil && a.Is4() {
-		return a.String(), a, nil
-	}
-	var b strings.Builder
-	lower := false
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_', c == '.':
-		case 'A' <= c && c <= 'Z':
-			lower = true
-		default:
-			return bad("invalid character in name")
-		}
-	}
-	if lower {
-		b.Grow(len(name))
-		for i := 0; i < len(name); i++ {
-			c := name[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b.WriteByte(c)
-		}
-		name = b.String()
-	}
-	last := ""
-	for label := range strings.SplitSeq(name, ".") {
-		if label == "" {
-			return bad("empty label")
-		}
-		if len(label) > maxLabelLen {
-			return bad("label too long")
-		}
-		last = label
-	}
-	if numericLabel(last) {
-		return bad("not a valid IPv4 address")
-	}
-	return name, netip.Addr{}, nil
-}
-
-// numericLabel reports whether a final label would make some resolvers read
-// the name as a (non-canonical) IPv4 address: all digits, or 0x and hex.
-func numericLabel(l string) bool {
-	if len(l) >= 2 && l[0] == '0' && (l[1] == 'x') {
-		for i := 2; i < len(l); i++ {
-			c := l[i]
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-		return true
-	}
-	for i := 0; i < len(l); i++ {
-		if l[i] < '0' || l[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return name, ip, nil
 }
 
 // clip shortens s for an error message.

@@ -19,9 +19,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
 // pyPrelude defines, for a Python probe:
@@ -170,24 +170,7 @@ func pongServer(t *testing.T, network, addr string) (int, *atomic.Int32) {
 // serveReply answers every connection to ln with reply, counts them, and
 // closes ln when the test ends.
 func serveReply(t *testing.T, ln net.Listener, reply string) *atomic.Int32 {
-	var accepted atomic.Int32
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-			_, _ = c.Write([]byte(reply))
-			_ = c.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	return &accepted
+	return moattest.ServeReply(t, ln, reply)
 }
 
 // udpSink listens for datagrams on addr on the host and records them. When

@@ -8,14 +8,9 @@ package escape_test
 // index); and the parsing of the audit file and of curl's answers.
 
 import (
-	"archive/zip"
-	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/cgi"
@@ -36,66 +31,15 @@ import (
 	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
-// auditEntry is one line of a network audit log. Every key of the line must
-// be one of these: decoding refuses unknown keys.
-type auditEntry struct {
-	Timestamp string `json:"timestamp"`
-	Sandbox   string `json:"sandbox"`
-	Protocol  string `json:"protocol"`
-	Host      string `json:"host"`
-	Port      int    `json:"port"`
-	IP        string `json:"ip,omitempty"`
-	Allowed   bool   `json:"allowed"`
-	Reason    string `json:"reason"`
-
-	raw string
-}
-
-var sandboxIDPattern = regexp.MustCompile(`^[0-9a-f]{12}$`)
+// auditEntry is one line of a network audit log, as moattest.ReadAudit
+// decodes it.
+type auditEntry = moattest.AuditEntry
 
 // readAudit decodes every line of the audit file at path, failing the test
 // on a line that is not one complete JSON object with the documented keys.
 func readAudit(t *testing.T, path string) []auditEntry {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("audit log: %v", err)
-	}
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		t.Fatalf("audit log does not end with a newline (a torn line?):\n%s", b)
-	}
-	var out []auditEntry
-	for i, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		if line == "" {
-			if len(b) == 0 {
-				break
-			}
-			t.Fatalf("audit line %d is empty:\n%s", i+1, b)
-		}
-		dec := json.NewDecoder(strings.NewReader(line))
-		dec.DisallowUnknownFields()
-		var e auditEntry
-		if err := dec.Decode(&e); err != nil {
-			t.Fatalf("audit line %d is not a valid record: %v\n%s", i+1, err, line)
-		}
-		if dec.More() {
-			t.Fatalf("audit line %d holds more than one object:\n%s", i+1, line)
-		}
-		if _, err := time.Parse(time.RFC3339, e.Timestamp); err != nil {
-			t.Fatalf("audit line %d: timestamp %q: %v", i+1, e.Timestamp, err)
-		}
-		if !sandboxIDPattern.MatchString(e.Sandbox) {
-			t.Fatalf("audit line %d: sandbox %q is not a sandbox id", i+1, e.Sandbox)
-		}
-		if e.IP != "" {
-			if _, err := netip.ParseAddr(e.IP); err != nil {
-				t.Fatalf("audit line %d: ip %q: %v", i+1, e.IP, err)
-			}
-		}
-		e.raw = line
-		out = append(out, e)
-	}
-	return out
+	return moattest.ReadAudit(t, path)
 }
 
 // wantAudit is what one audit line must say. ips lists the acceptable
@@ -156,25 +100,7 @@ type proxied struct {
 // prefixes given. The log is closed after the sandbox, when the test ends.
 func newProxied(t *testing.T, policy moat.NetworkPolicy, allowLocal ...string) *proxied {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	log, err := moat.OpenAuditLog(path)
-	if err != nil {
-		t.Fatalf("OpenAuditLog: %v", err)
-	}
-	t.Cleanup(func() { // registered before the sandbox's, so it runs after
-		if err := log.Close(); err != nil {
-			t.Errorf("audit log Close: %v", err)
-		}
-	})
-	cfg := moat.Config{Network: moat.Audited(policy, log)}
-	for _, p := range allowLocal {
-		cfg.AllowLocal = append(cfg.AllowLocal, netip.MustParsePrefix(p))
-	}
-	sb := newSandbox(t, cfg)
-	if sb.ProxyURL() == "" {
-		t.Fatalf("policy %T runs no proxy", policy)
-	}
-	return &proxied{sb: sb, log: log, audit: path}
+	return newProxiedConfig(t, moat.Config{Network: policy, AllowLocal: parsePrefixes(allowLocal...)})
 }
 
 // allowList builds an allow-list policy or fails the test.
@@ -196,7 +122,7 @@ func (p *proxied) expect(t *testing.T, want ...wantAudit) []auditEntry {
 	p.seen = len(all)
 	var b strings.Builder
 	for _, e := range got {
-		b.WriteString("  " + e.raw + "\n")
+		b.WriteString("  " + e.Raw + "\n")
 	}
 	if len(got) != len(want) {
 		t.Fatalf("audit: %d new line(s), want %d:\n%s", len(got), len(want), b.String())
@@ -226,35 +152,25 @@ func proxyPort(t *testing.T, sb *moat.Sandbox) int {
 }
 
 // httpTarget is an HTTP (or HTTPS) server on the host's loopback that
-// answers every request with body, and counts requests and connections.
+// answers every request with body, and counts requests and connections
+// (moattest.HTTPServer, with the battery's short names for its port and
+// counters).
 type httpTarget struct {
-	srv   *httptest.Server
-	port  int
-	hits  atomic.Int32 // requests served
-	conns atomic.Int32 // connections accepted
+	*moattest.HTTPServer
+	port        int
+	hits, conns *atomic.Int32 // requests served, connections accepted
 }
 
 func newHTTPTarget(t *testing.T, body string, tls bool) *httpTarget {
 	t.Helper()
-	h := &httpTarget{}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.hits.Add(1)
-		io.WriteString(w, body)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			h.conns.Add(1)
-		}
-	}
-	if tls {
-		srv.StartTLS()
-	} else {
-		srv.Start()
-	}
-	t.Cleanup(srv.Close)
-	h.srv = srv
-	h.port = srv.Listener.Addr().(*net.TCPAddr).Port
-	return h
+	return newHTTPTargetAt(t, "127.0.0.1:0", body, tls)
+}
+
+// newHTTPTargetAt is newHTTPTarget listening on addr (host:port).
+func newHTTPTargetAt(t *testing.T, addr, body string, tls bool) *httpTarget {
+	t.Helper()
+	s := moattest.NewHTTPServer(t, addr, body, tls)
+	return &httpTarget{HTTPServer: s, port: s.Port, hits: &s.Hits, conns: &s.Conns}
 }
 
 // curlResult is curl's answer as a -w format reports it.
@@ -392,35 +308,12 @@ func newPipIndex(t *testing.T) *pipIndex {
 // buildWheel returns a minimal, valid pure-Python wheel of moatprobe.
 func buildWheel(t *testing.T) []byte {
 	t.Helper()
-	info := pipPackage + "-" + pipVersion + ".dist-info/"
-	files := []struct{ name, content string }{
-		{pipPackage + "/__init__.py", "MOAT = 'pip-probe'\n"},
-		{info + "METADATA", "Metadata-Version: 2.1\nName: " + pipPackage + "\nVersion: " + pipVersion + "\nSummary: moat escape battery probe\n"},
-		{info + "WHEEL", "Wheel-Version: 1.0\nGenerator: moat-escape-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"},
-	}
-	var record strings.Builder
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, f := range files {
-		w, err := zw.Create(f.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.WriteString(w, f.content)
-		sum := sha256.Sum256([]byte(f.content))
-		fmt.Fprintf(&record, "%s,sha256=%s,%d\n", f.name,
-			base64.RawURLEncoding.EncodeToString(sum[:]), len(f.content))
-	}
-	record.WriteString(info + "RECORD,,\n")
-	w, err := zw.Create(info + "RECORD")
+	whl, err := moattest.Wheel(pipPackage, pipVersion, "moat escape battery probe",
+		moattest.WheelFile{Name: pipPackage + "/__init__.py", Content: "MOAT = 'pip-probe'\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.WriteString(w, record.String())
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return whl
 }
 
 // needPip skips, loudly, the pip case when the host's python3 has no pip:

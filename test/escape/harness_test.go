@@ -28,10 +28,7 @@ import (
 
 func TestMain(m *testing.M) {
 	runReapRole() // exits when re-executed as TestReapUnderPID1Host's PID-1 host
-	if os.Geteuid() == 0 && os.Getenv("MOAT_ESCAPE_AS_ROOT") != "1" {
-		fmt.Fprintln(os.Stderr, "escape battery: refusing to run as root; run ./test.sh, which runs it as an unprivileged user (or set MOAT_ESCAPE_AS_ROOT=1)")
-		os.Exit(2)
-	}
+	moattest.ExitIfRoot("escape battery", "MOAT_ESCAPE_AS_ROOT")
 	os.Exit(m.Run())
 }
 
@@ -46,19 +43,11 @@ func (r result) String() string {
 	return fmt.Sprintf("code=%d err=%v\nstdout:\n%s\nstderr:\n%s", r.Code, r.Err, r.Stdout, r.Stderr)
 }
 
-// newSandbox creates a sandbox that is closed when the test ends.
+// newSandbox creates a sandbox that is closed when the test ends
+// (moattest.NewSandbox).
 func newSandbox(t *testing.T, cfg moat.Config) *moat.Sandbox {
 	t.Helper()
-	sb, err := moat.New(cfg)
-	if err != nil {
-		t.Fatalf("moat.New: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := sb.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return sb
+	return moattest.NewSandbox(t, cfg)
 }
 
 // inSandbox runs argv in sb and collects its output.
@@ -154,11 +143,7 @@ func home(t *testing.T) string {
 // ./test.sh installs all of them, so a missing one is a harness bug.
 func need(t *testing.T, tools ...string) {
 	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed; ./test.sh installs it", tool)
-		}
-	}
+	moattest.Need(t, tools...)
 }
 
 // mustContain and mustNotContain check probe output with context.

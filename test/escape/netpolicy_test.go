@@ -923,7 +923,7 @@ func TestNetPolicyCloseLeavesNothing(t *testing.T) {
 			w = wantAudit{"connect", "localhost", port, true, loopbackIPs, `matches "localhost"`}
 		}
 		if why := w.check(e); why != "" {
-			t.Fatalf("audit line %d: %s\n%s", i+1, why, e.raw)
+			t.Fatalf("audit line %d: %s\n%s", i+1, why, e.Raw)
 		}
 	}
 	if refused, _ := dialRefused("127.0.0.1:" + strconv.Itoa(proxy)); !refused {

@@ -31,10 +31,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Geteuid() == 0 && os.Getenv("MOAT_WORKLOADS_AS_ROOT") != "1" {
-		fmt.Fprintln(os.Stderr, "workloads: refusing to run as root; run ./test.sh, which runs them as an unprivileged user (or set MOAT_WORKLOADS_AS_ROOT=1)")
-		os.Exit(2)
-	}
+	moattest.ExitIfRoot("workloads", "MOAT_WORKLOADS_AS_ROOT")
 	os.Exit(m.Run())
 }
 
@@ -63,19 +60,11 @@ func config(workDir string, build bool) moat.Config {
 	}
 }
 
-// newSandbox creates a sandbox that is closed when the test ends.
+// newSandbox creates a sandbox that is closed when the test ends
+// (moattest.NewSandbox).
 func newSandbox(t *testing.T, cfg moat.Config) *moat.Sandbox {
 	t.Helper()
-	sb, err := moat.New(cfg)
-	if err != nil {
-		t.Fatalf("moat.New: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := sb.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return sb
+	return moattest.NewSandbox(t, cfg)
 }
 
 // result is what a command printed and how it ended.
@@ -169,15 +158,11 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// need fails, naming the package to install, when a tool is missing:
-// ./test.sh installs every one of them.
+// need fails when a tool is missing: ./test.sh installs every one of
+// them (moattest.Need).
 func need(t *testing.T, tools ...string) {
 	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not on PATH (%s); ./test.sh run as root installs it", tool, os.Getenv("PATH"))
-		}
-	}
+	moattest.Need(t, tools...)
 }
 
 // hostRun runs argv on the host in dir and fails the test if it fails.

@@ -25,35 +25,13 @@ const (
 // console script, built here so that pip installs it offline.
 func buildWheel(t *testing.T) []byte {
 	t.Helper()
-	info := wheelPackage + "-" + wheelVersion + ".dist-info/"
-	files := []struct{ name, content string }{
-		{wheelPackage + "/__init__.py", "MOAT = 'wheel-installed'\n\ndef main():\n    print('console-script-ran')\n"},
-		{info + "METADATA", "Metadata-Version: 2.1\nName: " + wheelPackage + "\nVersion: " + wheelVersion + "\nSummary: moat workloads probe\n"},
-		{info + "WHEEL", "Wheel-Version: 1.0\nGenerator: moat-workloads-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"},
-		{info + "entry_points.txt", "[console_scripts]\nmoat-wl-probe = " + wheelPackage + ":main\n"},
-	}
-	var record strings.Builder
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, f := range files {
-		w, err := zw.Create(f.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.WriteString(w, f.content)
-		sum := sha256.Sum256([]byte(f.content))
-		fmt.Fprintf(&record, "%s,sha256=%s,%d\n", f.name, base64.RawURLEncoding.EncodeToString(sum[:]), len(f.content))
-	}
-	record.WriteString(info + "RECORD,,\n")
-	w, err := zw.Create(info + "RECORD")
+	whl, err := moattest.Wheel(wheelPackage, wheelVersion, "moat workloads probe",
+		moattest.WheelFile{Name: wheelPackage + "/__init__.py", Content: "MOAT = 'wheel-installed'\n\ndef main():\n    print('console-script-ran')\n"},
+		moattest.WheelFile{Name: moattest.DistInfo(wheelPackage, wheelVersion) + "entry_points.txt", Content: "[console_scripts]\nmoat-wl-probe = " + wheelPackage + ":main\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.WriteString(w, record.String())
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return whl
 }
 
 // python3 is Debian's interpreter, which has the venv module.

@@ -2,13 +2,10 @@ package linux
 
 import (
 	"io/fs"
-	"net"
-	"os"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/fstest"
 
@@ -89,55 +86,5 @@ func TestCarve(t *testing.T) {
 	}
 	if rd != ancestorRights {
 		t.Fatal("ancestors must keep exactly READ_DIR")
-	}
-}
-
-func TestSharedTempEntriesLeaveOutLinksAndSockets(t *testing.T) {
-	dir := t.TempDir()
-	old := sharedTempDirs
-	sharedTempDirs = []string{dir}
-	defer func() { sharedTempDirs = old }()
-	mk := func(rel string) string {
-		p := dir + "/" + rel
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	file := func(rel string, mode os.FileMode) string {
-		p := dir + "/" + rel
-		if err := os.WriteFile(p, []byte("x"), mode); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(p, mode); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	plain := file("plain.txt", 0o644)
-	file("mine.txt", 0o600) // only its owner may read it: a credential, say
-	mk("emptydir")          // a directory, however empty, could grow a socket
-	mk("agent")
-	ln, err := net.Listen("unix", dir+"/agent/sock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	ln2, err := net.Listen("unix", dir+"/top.sock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln2.Close()
-	if err := syscall.Mkfifo(dir+"/fifo", 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/etc/hostname", dir+"/link"); err != nil {
-		t.Fatal(err)
-	}
-	file("moat-other-sandbox-file", 0o644)
-	own := file("own-grant.txt", 0o644)
-	got := sharedTempEntries([]string{own})
-	if len(got) != 1 || got[0] != plain {
-		t.Errorf("sharedTempEntries = %q, want only %q", got, plain)
 	}
 }

@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/moat-sandbox/moat/internal/spec"
 	"os"
 	"path/filepath"
 	"slices"
@@ -156,7 +157,7 @@ func TestControlPathsGitLink(t *testing.T) {
 	}
 	// A repository put in the link's place is the close-time check's,
 	// as any repository created during the run: reported, not missing.
-	e := &Engine{policy: Policy{WorkDir: w}, host: HostInfo{Seccomp: true, LandlockABI: 7}, control: cp}
+	e := &Engine{policy: spec.Policy{WorkDir: w}, host: HostInfo{Seccomp: true, LandlockABI: 7}, control: cp}
 	e.configure(true)
 	for _, m := range e.Missing() {
 		if strings.HasPrefix(m, "control paths:") {
@@ -164,11 +165,11 @@ func TestControlPathsGitLink(t *testing.T) {
 		}
 	}
 	found := false
-	for _, l := range e.Layers() {
+	for _, l := range e.Report().Layers {
 		found = found || l.Name == "control-paths" && strings.Contains(l.Detail, "symbolic link")
 	}
 	if !found {
-		t.Errorf("the control-paths layer does not name the .git link: %v", e.Layers())
+		t.Errorf("the control-paths layer does not name the .git link: %v", e.Report().Layers)
 	}
 }
 

@@ -4,115 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
 
 	"github.com/moat-sandbox/moat/internal/cgroup"
+	"github.com/moat-sandbox/moat/internal/spec"
 )
-
-// Policy is the resolved, OS-level form of a sandbox configuration. Limits
-// here are final: zero means no limit.
-type Policy struct {
-	ID         string
-	WorkDir    string
-	Grants     []Grant
-	Limits     Limits
-	Nice       int
-	IOPriority int
-	BestEffort bool
-
-	// Isolation is the level: IsolationStrict, IsolationDefault or
-	// IsolationPermissive.
-	Isolation int
-	// AutoWorkDir marks a working directory moat created and removes, in
-	// which nothing persists after the sandbox.
-	AutoWorkDir bool
-	// HomeRead are paths in the user's home the level makes readable.
-	HomeRead []string
-	// Protected are paths that stay unreadable wherever the level or a
-	// grant of a parent would expose them (resolved; a protected link and
-	// its target both appear). HideHome adds the home itself, with HomeRead
-	// carved back out of it.
-	Protected []string
-	HideHome  string
-	// Home is the user's home directory, resolved.
-	Home string
-	// AllowGPU exposes the GPU device nodes and driver files.
-	AllowGPU bool
-	// PrivateTmp and PrivateVarTmp are host directories of this sandbox
-	// alone that become its /tmp and /var/tmp with a mount namespace
-	// (without one, PrivateTmp is writable at its own path, for TMPDIR);
-	// PrivateHome is its HOME, writable at its own path. Empty means
-	// none. All three are writable and never executable.
-	PrivateTmp, PrivateVarTmp, PrivateHome string
-	// ExecWorkDir makes the working directory executable as well as
-	// writable (build mode); false keeps it never executable.
-	ExecWorkDir bool
-	// Scratch are directories that moat created for this sandbox alone and
-	// removes with it, which the sandbox may write and execute (build
-	// mode's GOTMPDIR). Nil means none. Unlike a grant, nothing there
-	// outlives the sandbox, so no control paths are kept in them.
-	Scratch []string
-
-	// Sockets are host Unix socket files the sandbox may connect to
-	// (Path, with Dev and Ino of the socket checked at configuration;
-	// Write and Exec unused). Nil means none: with the socket guard, only
-	// sockets the sandbox bound itself are reachable.
-	Sockets []Grant
-
-	// ProxyPort is the policy proxy's port; zero means no network at all.
-	// With a network namespace the proxy listens on 127.0.0.1:ProxyPort
-	// inside it; without one, on the host's loopback.
-	ProxyPort int
-	// ServeProxy is given each listener the proxy must serve; it must not
-	// block. The engine closes the listeners.
-	ServeProxy func(net.Listener)
-	// DNSQuery, when set, is told each name the sandbox looks up through
-	// its resolv.conf, which a sandbox with a network namespace has point
-	// at a stub that answers "no such name" (dnsstub_linux.go). It must
-	// not block. Nil still runs the stub, so lookups fail at once.
-	DNSQuery func(name string)
-}
-
-// Isolation levels, as in the moat package.
-const (
-	IsolationStrict = iota
-	IsolationDefault
-	IsolationPermissive
-)
-
-// Grant is one granted path. Read access is implied. The zero value grants
-// nothing usable (an empty path).
-type Grant struct {
-	Path        string
-	Write, Exec bool
-	// Dev and Ino identify the object checked at configuration; zero
-	// means unchecked.
-	Dev, Ino uint64
-}
-
-// Limits are final resource limits; zero means none.
-type Limits struct {
-	MemoryBytes, CPUSeconds, FileSizeBytes, Processes, OpenFiles int64
-}
-
-// Layer is one enforcement layer and whether it is active. The zero value
-// is an unnamed, inactive layer.
-type Layer struct {
-	Name   string
-	Active bool
-	Detail string
-}
 
 // Engine enforces one Policy for every command of a sandbox. The zero
 // value is not usable; create one with New.
 type Engine struct {
-	policy  Policy
+	policy  spec.Policy
 	host    HostInfo
 	ns      namespaces
 	cg      *cgroup.Group
-	layers  []Layer
+	layers  []spec.Layer
 	missing []string
 	base    helperSpec
 	gaps    []string
@@ -134,12 +42,12 @@ type Engine struct {
 
 // New decides how Policy p is enforced on this host. Missing lists what
 // strict enforcement would need and the host lacks; the caller decides.
-func New(p Policy) (*Engine, error) {
+func New(p spec.Policy) (*Engine, error) {
 	e := &Engine{policy: p, host: Probe()}
 	if err := e.setupCgroup(); err != nil {
 		return nil, err
 	}
-	if places := p.writablePlaces(); len(places) > 0 && e.host.UserNS {
+	if places := writablePlaces(&p); len(places) > 0 && e.host.UserNS {
 		cp, err := planControlPaths(places)
 		if err != nil {
 			e.Close()
@@ -159,20 +67,20 @@ func New(p Policy) (*Engine, error) {
 // sandbox has no network namespace of its own to hold it.
 func (e *Engine) listenOnHost() error {
 	e.mu.Lock()
-	need := e.policy.ProxyPort > 0 && !e.ns.Net && e.hostLn == nil
+	need := e.policy.Network.ProxyPort > 0 && !e.ns.Net && e.hostLn == nil
 	e.mu.Unlock()
 	if !need {
 		return nil
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(e.policy.ProxyPort))
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(e.policy.Network.ProxyPort))
 	if err != nil {
 		return fmt.Errorf("proxy listener: %w", err)
 	}
 	e.mu.Lock()
 	e.hostLn = ln
 	e.mu.Unlock()
-	if e.policy.ServeProxy != nil {
-		e.policy.ServeProxy(ln)
+	if e.policy.Network.ServeProxy != nil {
+		e.policy.Network.ServeProxy(ln)
 	}
 	return nil
 }
@@ -204,17 +112,17 @@ func (e *Engine) DisableNamespaces() error {
 	return e.listenOnHost()
 }
 
-// NamespaceFailure reports whether err, from starting a helper, shows that
+// Fallback reports whether err, from starting a helper, shows that
 // the host refuses the namespaces. If so, it records that for the whole
 // process and reconfigures this engine without them; the caller retries.
-func (e *Engine) NamespaceFailure(err error) bool {
+func (e *Engine) Fallback(err error) bool {
 	e.mu.Lock()
 	usingNS := e.ns.User
 	e.mu.Unlock()
 	if !usingNS {
 		return false
 	}
-	var se *StartError
+	var se *spec.StartError
 	var spawn *spawnError
 	var errno syscall.Errno
 	switch {
@@ -239,11 +147,12 @@ func (e *Engine) Missing() []string {
 	return e.missing
 }
 
-// Layers lists every layer and whether it is active.
-func (e *Engine) Layers() []Layer {
+// Report lists every layer, whether it is active, and the gaps a
+// best-effort sandbox is left with.
+func (e *Engine) Report() spec.Report {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.layers
+	return spec.Report{Platform: "linux", Layers: slices.Clone(e.layers), Gaps: slices.Clone(e.gaps)}
 }
 
 // Close discards the pre-forked helpers and releases the sandbox's cgroup,
@@ -286,10 +195,10 @@ func (e *Engine) setupCgroup() error {
 
 // ExecRoots are the paths under which the sandbox may execute files.
 func (e *Engine) ExecRoots() []string {
-	if e.policy.Isolation == IsolationPermissive {
+	if e.policy.Level == spec.LevelPermissive {
 		return []string{"/"} // the kernel refuses shared temp
 	}
-	roots := append(append([]string(nil), systemExec...), e.policy.HomeRead...)
+	roots := append(append([]string(nil), systemExec...), e.policy.View.HomeRead...)
 	roots = append(roots, e.policy.Scratch...)
 	if e.policy.ExecWorkDir {
 		roots = append(roots, e.policy.WorkDir)
@@ -301,3 +210,6 @@ func (e *Engine) ExecRoots() []string {
 	}
 	return roots
 }
+
+// Engine is a spec.Backend.
+var _ spec.Backend = (*Engine)(nil)

@@ -3,57 +3,10 @@ package linux
 import (
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
+	"github.com/moat-sandbox/moat/internal/spec"
 	"golang.org/x/sys/unix"
 )
-
-// sharedTempDirs are the host's shared temporary directories.
-var sharedTempDirs = []string{"/tmp", "/var/tmp"}
-
-// tempFileLimit bounds how many of each shared temporary directory's
-// files a sandbox sees: each is one bind mount.
-const tempFileLimit = 256
-
-// sharedTempEntries lists the files of the host's shared temporary
-// directories that a sandbox may read (at the default and permissive
-// levels): regular files only, directly in /tmp or /var/tmp, that anyone
-// may read. Never a directory, however empty: any directory the sandbox
-// can see live can grow a Unix socket later (tmux, an SSH or GPG agent,
-// X11), and neither a read-only mount nor Landlock stops connect() on one;
-// that also leaves out other sandboxes' working directories, whatever
-// their names. Never a symbolic link (anyone can plant one, and a rule on
-// it lands on what it points to), a socket, a FIFO or a device. Files
-// that only their owner may read (Kerberos ticket caches, X authority
-// files, mkstemp's files) are left out too: that mode is how a user says
-// "mine". Files created later are not seen.
-func sharedTempEntries(skip []string) []string {
-	var out []string
-	for _, dir := range sharedTempDirs {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		n := 0
-		for _, e := range entries {
-			p := filepath.Join(dir, e.Name())
-			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), "moat-") || slices.Contains(skip, p) {
-				continue
-			}
-			fi, err := e.Info() // lstat: a link never passes
-			if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o004 == 0 {
-				continue
-			}
-			if n == tempFileLimit {
-				break
-			}
-			n++
-			out = append(out, p)
-		}
-	}
-	return out
-}
 
 // tempKeep is what the host's shared temporary directories keep of the
 // permissive level's rights on the whole tree: reading. Nothing the
@@ -62,7 +15,7 @@ const tempKeep = fsRead
 
 // grantCovers reports whether a grant is dir or lies above it, so that
 // the host's dir is what the sandbox sees there, as granted.
-func (p *Policy) grantCovers(dir string) bool {
+func grantCovers(p *spec.Policy, dir string) bool {
 	for _, g := range p.Grants {
 		if isUnder(dir, g.Path) {
 			return true
@@ -78,13 +31,13 @@ func (p *Policy) grantCovers(dir string) bool {
 // TMPDIR names. The home is writable at its own path either way.
 func (e *Engine) applyPrivate(s *helperSpec) {
 	p := e.policy
-	if p.PrivateHome != "" {
-		s.ReadWrite = append(s.ReadWrite, p.PrivateHome)
+	if p.Private.Home != "" {
+		s.ReadWrite = append(s.ReadWrite, p.Private.Home)
 	}
-	for _, t := range []struct{ dir, src string }{{"/tmp", p.PrivateTmp}, {"/var/tmp", p.PrivateVarTmp}} {
+	for _, t := range []struct{ dir, src string }{{"/tmp", p.Private.Tmp}, {"/var/tmp", p.Private.VarTmp}} {
 		switch {
 		case t.src == "":
-		case e.ns.Mount && !p.grantCovers(t.dir):
+		case e.ns.Mount && !grantCovers(&p, t.dir):
 			if s.PrivateTmp == nil {
 				s.PrivateTmp = map[string]string{}
 			}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/moat-sandbox/moat/internal/hostview"
 	"golang.org/x/sys/unix"
 )
 
@@ -156,7 +157,7 @@ func openBinds(s *helperSpec) ([]bind, error) {
 				paths []string
 				kind  bindKind
 				must  bool
-			}{sharedTempDirs, bindWritable, false})
+			}{hostview.SharedTempDirs, bindWritable, false})
 	}
 	want := map[string]bindKind{}
 	must := map[string]bool{}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/moat-sandbox/moat/internal/hostview"
+	"github.com/moat-sandbox/moat/internal/spec"
 	"golang.org/x/sys/unix"
 )
 
@@ -48,7 +50,7 @@ func (e *Engine) buildBaseSpec() helperSpec {
 		Nice:         p.Nice,
 		IOPriority:   p.IOPriority,
 		MemoryBytes:  p.Limits.MemoryBytes,
-		ProxyPort:    p.ProxyPort,
+		ProxyPort:    p.Network.ProxyPort,
 	}
 	e.etcHidden = nil
 	if e.host.Root {
@@ -99,23 +101,22 @@ func (e *Engine) buildBaseSpec() helperSpec {
 func (e *Engine) applyLevel(s *helperSpec) {
 	p := e.policy
 	e.applyPrivate(s) // level_linux.go
-	switch p.Isolation {
-	case IsolationDefault:
-		skip := append([]string{p.WorkDir}, s.Grants...)
-		s.TempRead = sharedTempEntries(skip)
-		s.ListOnly = append(s.ListOnly, sharedTempDirs...)
-		if e.ns.Mount && p.Home != "" {
+	switch p.Level {
+	case spec.LevelDefault:
+		s.TempRead = p.View.SharedTemp
+		s.ListOnly = append(s.ListOnly, hostview.SharedTempDirs...)
+		if e.ns.Mount && p.View.Home != "" {
 			// Only the chosen entries exist there.
-			s.ListOnly = append(s.ListOnly, p.Home)
+			s.ListOnly = append(s.ListOnly, p.View.Home)
 		}
-	case IsolationPermissive:
+	case spec.LevelPermissive:
 		s.Permissive = true
-		for _, d := range sharedTempDirs {
+		for _, d := range hostview.SharedTempDirs {
 			s.Carve = append(s.Carve, carveRule{Path: d, Keep: tempKeep})
 		}
 		if e.ns.Mount {
 			// Shown inside the private /tmp, as at the default level.
-			s.TempRead = sharedTempEntries(append([]string{p.WorkDir}, s.Grants...))
+			s.TempRead = p.View.SharedTemp
 		}
 		// Devices stay the allow-list below, at every level.
 		s.Carve = append(s.Carve, carveRule{Path: "/dev"})
@@ -125,10 +126,10 @@ func (e *Engine) applyLevel(s *helperSpec) {
 	}
 	// The home's curated entries hold toolchains: readable and
 	// executable, never writable.
-	s.ReadExec = append(s.ReadExec, p.HomeRead...)
-	hide := p.Protected
-	if p.HideHome != "" {
-		hide = append([]string{p.HideHome}, hide...)
+	s.ReadExec = append(s.ReadExec, p.View.HomeRead...)
+	hide := p.View.Protected
+	if p.View.HideHome != "" {
+		hide = append([]string{p.View.HideHome}, hide...)
 	}
 	for _, h := range hide {
 		s.Carve = append(s.Carve, carveRule{Path: h})
@@ -158,7 +159,7 @@ func (e *Engine) applyLevel(s *helperSpec) {
 
 // writablePlaces are where the sandbox writes and what it writes persists:
 // a supplied working directory and the writable grants.
-func (p *Policy) writablePlaces() []string {
+func writablePlaces(p *spec.Policy) []string {
 	var out []string
 	if !p.AutoWorkDir {
 		out = append(out, p.WorkDir)
@@ -248,9 +249,9 @@ func countUserProcesses(uid int) int {
 }
 
 // assess lists the layers and what strict enforcement lacks.
-func (e *Engine) assess() (layers []Layer, missing []string) {
+func (e *Engine) assess() (layers []spec.Layer, missing []string) {
 	h := e.host
-	ll := Layer{Name: "landlock", Active: h.LandlockABI >= 1}
+	ll := spec.Layer{Name: "landlock", Active: h.LandlockABI >= 1}
 	if ll.Active {
 		ll.Detail = fmt.Sprintf("ABI %d: filesystem allow-list, working directory not executable", h.LandlockABI)
 		if e.policy.ExecWorkDir {
@@ -262,12 +263,12 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 	}
 	layers = append(layers, ll)
 
-	net := Layer{Name: "network"}
+	net := spec.Layer{Name: "network"}
 	switch {
-	case e.ns.Net && e.policy.ProxyPort > 0:
-		net.Active, net.Detail = true, fmt.Sprintf("network namespace with only lo; the policy proxy listens on 127.0.0.1:%d inside it and is the only way out; a DNS stub answers direct lookups \"no such name\" and lists them", e.policy.ProxyPort)
-	case e.policy.ProxyPort > 0 && h.LandlockABI >= 4 && h.Seccomp:
-		net.Active, net.Detail = true, fmt.Sprintf("Landlock allows TCP connect to port %d only (the policy proxy on the host's loopback, which asks every client for the sandbox's credential; the port is open on any address); seccomp denies UDP, raw, MPTCP and Fast Open", e.policy.ProxyPort)
+	case e.ns.Net && e.policy.Network.ProxyPort > 0:
+		net.Active, net.Detail = true, fmt.Sprintf("network namespace with only lo; the policy proxy listens on 127.0.0.1:%d inside it and is the only way out; a DNS stub answers direct lookups \"no such name\" and lists them", e.policy.Network.ProxyPort)
+	case e.policy.Network.ProxyPort > 0 && h.LandlockABI >= 4 && h.Seccomp:
+		net.Active, net.Detail = true, fmt.Sprintf("Landlock allows TCP connect to port %d only (the policy proxy on the host's loopback, which asks every client for the sandbox's credential; the port is open on any address); seccomp denies UDP, raw, MPTCP and Fast Open", e.policy.Network.ProxyPort)
 	case e.ns.Net:
 		net.Active, net.Detail = true, "network namespace with only lo; a DNS stub answers every lookup \"no such name\" at once and lists the names"
 	case h.LandlockABI >= 4 && h.Seccomp:
@@ -280,7 +281,7 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 	}
 	layers = append(layers, net)
 
-	scope := Layer{Name: "landlock-scope", Active: h.LandlockABI >= 6}
+	scope := spec.Layer{Name: "landlock-scope", Active: h.LandlockABI >= 6}
 	if scope.Active {
 		scope.Detail = "abstract Unix sockets and signals limited to the sandbox"
 	} else {
@@ -289,7 +290,7 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 	}
 	layers = append(layers, scope)
 
-	sc := Layer{Name: "seccomp", Active: h.Seccomp}
+	sc := spec.Layer{Name: "seccomp", Active: h.Seccomp}
 	if sc.Active {
 		sc.Detail = "denies ptrace, bpf, io_uring, mount, namespaces, keyrings, TIOCSTI and foreign syscall ABIs"
 	} else {
@@ -298,7 +299,7 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 	}
 	layers = append(layers, sc)
 
-	ns := Layer{Name: "namespaces", Active: e.ns.User}
+	ns := spec.Layer{Name: "namespaces", Active: e.ns.User}
 	if ns.Active {
 		ns.Detail = "user, mount, pid, net, ipc, uts, cgroup; an init as PID 1; private /tmp, /run and /dev/shm; minimal /dev; noexec working directory"
 		if e.policy.ExecWorkDir {
@@ -315,8 +316,8 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 
 	layers = append(layers, e.isolationLayer(), e.protectionLayer())
 
-	if places := e.policy.writablePlaces(); len(places) > 0 {
-		cp := Layer{Name: "control-paths", Active: e.ns.Mount && e.control != nil}
+	if places := writablePlaces(&e.policy); len(places) > 0 {
+		cp := spec.Layer{Name: "control-paths", Active: e.ns.Mount && e.control != nil}
 		// Read-only binds keep what exists unchanged during the run; what
 		// the run creates (a repository, a commondir) no kernel mechanism
 		// stops, so Close moves it aside and reports it (internal/gitguard).
@@ -338,10 +339,10 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 	}
 
 	layers = append(layers,
-		Layer{Name: "no-new-privs", Active: true, Detail: "all capabilities dropped"},
-		Layer{Name: "rlimits", Active: true, Detail: e.rlimitDetail()},
+		spec.Layer{Name: "no-new-privs", Active: true, Detail: "all capabilities dropped"},
+		spec.Layer{Name: "rlimits", Active: true, Detail: e.rlimitDetail()},
 	)
-	cg := Layer{Name: "cgroup", Active: e.cg != nil}
+	cg := spec.Layer{Name: "cgroup", Active: e.cg != nil}
 	if e.cg != nil {
 		var parts []string
 		for k, v := range e.cg.Enforced() {
@@ -361,9 +362,6 @@ func (e *Engine) assess() (layers []Layer, missing []string) {
 		}
 	}
 	layers = append(layers, cg)
-	for _, g := range e.gaps {
-		layers = append(layers, Layer{Name: "gap", Detail: g})
-	}
 	return layers, missing
 }
 
@@ -383,13 +381,13 @@ func (e *Engine) rlimitDetail() string {
 }
 
 // isolationLayer describes what the level exposes.
-func (e *Engine) isolationLayer() Layer {
+func (e *Engine) isolationLayer() spec.Layer {
 	p := e.policy
-	l := Layer{Name: "isolation", Active: true}
-	switch p.Isolation {
-	case IsolationDefault:
-		l.Detail = fmt.Sprintf("default: system files, shared temp's readable regular files read-only (never a directory, link or socket), %d toolchain paths from the home read-only; a private /tmp and home", len(p.HomeRead))
-	case IsolationPermissive:
+	l := spec.Layer{Name: "isolation", Active: true}
+	switch p.Level {
+	case spec.LevelDefault:
+		l.Detail = fmt.Sprintf("default: system files, shared temp's readable regular files read-only (never a directory, link or socket), %d toolchain paths from the home read-only; a private /tmp and home", len(p.View.HomeRead))
+	case spec.LevelPermissive:
 		l.Detail = "permissive: everything readable and writable except protected paths; nothing executes from shared temp; write-xor-execute given up"
 	default:
 		l.Detail = "strict: system files only, besides the working directory and grants"
@@ -398,10 +396,10 @@ func (e *Engine) isolationLayer() Layer {
 }
 
 // protectionLayer says which mechanism keeps protected paths unreadable.
-func (e *Engine) protectionLayer() Layer {
+func (e *Engine) protectionLayer() spec.Layer {
 	p := e.policy
-	n := len(p.Protected)
-	l := Layer{Name: "protections", Active: e.host.LandlockABI >= 1 || e.ns.Mount}
+	n := len(p.View.Protected)
+	l := spec.Layer{Name: "protections", Active: e.host.LandlockABI >= 1 || e.ns.Mount}
 	switch {
 	case e.ns.Mount && e.host.LandlockABI >= 1:
 		l.Detail = fmt.Sprintf("%d protected paths: masked in the mount namespace, and Landlock rules carved around them, so ones created later stay unreadable", n)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moat-sandbox/moat/internal/spec"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,7 +30,7 @@ func TestHandledFSByABI(t *testing.T) {
 }
 
 func TestBaseSpecKindsOfGrant(t *testing.T) {
-	e := &Engine{policy: Policy{WorkDir: "/w", Grants: []Grant{
+	e := &Engine{policy: spec.Policy{WorkDir: "/w", Grants: []spec.Grant{
 		{Path: "/r"}, {Path: "/rw", Write: true}, {Path: "/rx", Exec: true}, {Path: "/rwx", Write: true, Exec: true},
 	}}, host: HostInfo{LandlockABI: 7, Seccomp: true}}
 	for _, withNS := range []bool{false, true} {
@@ -60,12 +61,12 @@ func TestBaseSpecKindsOfGrant(t *testing.T) {
 }
 
 func TestAssessFailsClosedWithoutLandlock(t *testing.T) {
-	e := &Engine{policy: Policy{WorkDir: "/w"}, host: HostInfo{Seccomp: true, LandlockReason: "off"}}
+	e := &Engine{policy: spec.Policy{WorkDir: "/w"}, host: HostInfo{Seccomp: true, LandlockReason: "off"}}
 	e.configure(false)
 	if len(e.Missing()) == 0 {
 		t.Fatal("no Landlock, yet nothing reported missing")
 	}
-	e = &Engine{policy: Policy{WorkDir: "/w", AutoWorkDir: true}, host: HostInfo{Seccomp: true, LandlockABI: 7, SocketGuard: true}}
+	e = &Engine{policy: spec.Policy{WorkDir: "/w", AutoWorkDir: true}, host: HostInfo{Seccomp: true, LandlockABI: 7, SocketGuard: true}}
 	e.configure(true)
 	if m := e.Missing(); len(m) != 0 {
 		t.Fatalf("missing %v on a full host", m)
@@ -76,15 +77,15 @@ func TestControlPathsNeedMountNamespace(t *testing.T) {
 	full := HostInfo{Seccomp: true, LandlockABI: 7, SocketGuard: true}
 	tests := []struct {
 		name    string
-		policy  Policy
+		policy  spec.Policy
 		ns      bool
 		missing bool
 	}{
-		{"auto workdir persists nothing", Policy{WorkDir: "/w", AutoWorkDir: true}, false, false},
-		{"supplied workdir without namespaces", Policy{WorkDir: "/w"}, false, true},
-		{"writable grant without namespaces", Policy{WorkDir: "/w", AutoWorkDir: true, Grants: []Grant{{Path: "/g", Write: true}}}, false, true},
-		{"read grant without namespaces", Policy{WorkDir: "/w", AutoWorkDir: true, Grants: []Grant{{Path: "/g"}}}, false, false},
-		{"supplied workdir with namespaces", Policy{WorkDir: "/w"}, true, false},
+		{"auto workdir persists nothing", spec.Policy{WorkDir: "/w", AutoWorkDir: true}, false, false},
+		{"supplied workdir without namespaces", spec.Policy{WorkDir: "/w"}, false, true},
+		{"writable grant without namespaces", spec.Policy{WorkDir: "/w", AutoWorkDir: true, Grants: []spec.Grant{{Path: "/g", Write: true}}}, false, true},
+		{"read grant without namespaces", spec.Policy{WorkDir: "/w", AutoWorkDir: true, Grants: []spec.Grant{{Path: "/g"}}}, false, false},
+		{"supplied workdir with namespaces", spec.Policy{WorkDir: "/w"}, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,7 +106,7 @@ func TestControlPathsNeedMountNamespace(t *testing.T) {
 }
 
 func TestRlimitsPerSandboxOnlyWithUserNamespace(t *testing.T) {
-	e := &Engine{policy: Policy{Limits: Limits{Processes: 50, MemoryBytes: 1 << 30}}, host: HostInfo{}}
+	e := &Engine{policy: spec.Policy{Limits: spec.Limits{Processes: 50, MemoryBytes: 1 << 30}}, host: HostInfo{}}
 	e.ns = namespaces{User: true}
 	nproc := func(rs []rlimit) uint64 {
 		for _, r := range rs {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/moat-sandbox/moat/internal/seccomp"
+	"github.com/moat-sandbox/moat/internal/spec"
 	"golang.org/x/sys/unix"
 )
 
@@ -62,7 +63,7 @@ func (e *Engine) applySocketGuard(s *helperSpec) {
 	for _, g := range e.policy.Sockets {
 		id := fileID{Dev: g.Dev, Ino: g.Ino}
 		s.SocketGrants = append(s.SocketGrants, id)
-		if e.policy.visible(g.Path) {
+		if visible(&e.policy, g.Path) {
 			continue // bound with what holds it
 		}
 		s.Grants = append(s.Grants, g.Path)
@@ -76,7 +77,7 @@ func (e *Engine) applySocketGuard(s *helperSpec) {
 
 // visible reports whether path lies in the working directory, a grant or
 // a curated home entry, which the sandbox sees anyway.
-func (p *Policy) visible(path string) bool {
+func visible(p *spec.Policy, path string) bool {
 	under := func(dir string) bool {
 		return dir != "" && (path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/"))
 	}
@@ -88,13 +89,13 @@ func (p *Policy) visible(path string) bool {
 			return true
 		}
 	}
-	return slices.ContainsFunc(p.HomeRead, under)
+	return slices.ContainsFunc(p.View.HomeRead, under)
 }
 
 // socketLayer describes the guard for the report, and adds what Strict
 // enforcement misses when the host cannot hold it.
-func (e *Engine) socketLayer(layers []Layer, missing []string) ([]Layer, []string) {
-	l := Layer{Name: "unix-sockets", Active: e.guardsSockets()}
+func (e *Engine) socketLayer(layers []spec.Layer, missing []string) ([]spec.Layer, []string) {
+	l := spec.Layer{Name: "unix-sockets", Active: e.guardsSockets()}
 	switch {
 	case l.Active:
 		l.Detail = fmt.Sprintf("connect() and sends to path Unix sockets supervised: only the sandbox's own sockets and %d granted ones", len(e.policy.Sockets))
@@ -107,16 +108,10 @@ func (e *Engine) socketLayer(layers []Layer, missing []string) ([]Layer, []strin
 		}
 		missing = append(missing, "unix sockets: "+l.Detail)
 		if e.policy.BestEffort {
-			layers = append(layers, Layer{Name: "gap", Detail: "no socket guard: a host Unix socket that appears in a visible directory after the start can be connected to (" + l.Detail + ")"})
+			e.gaps = append(e.gaps, "no socket guard: a host Unix socket that appears in a visible directory after the start can be connected to ("+l.Detail+")")
 		}
 	}
-	// Before the gaps, which the report lists apart.
-	at := len(layers)
-	for at > 0 && layers[at-1].Name == "gap" {
-		at--
-	}
-	layers = append(layers[:at], append([]Layer{l}, layers[at:]...)...)
-	return layers, missing
+	return append(layers, l), missing
 }
 
 // SocketRefusals returns the host Unix socket paths the sandbox tried to

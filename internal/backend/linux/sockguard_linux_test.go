@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moat-sandbox/moat/internal/spec"
 	"golang.org/x/sys/unix"
 )
 
@@ -128,8 +129,8 @@ func TestProbeSocketGuard(t *testing.T) {
 // and reports a gap under BestEffort; granted sockets are counted, made
 // visible when nothing else shows them, and identified for the guard.
 func TestSocketLayer(t *testing.T) {
-	sock := Grant{Path: "/elsewhere/agent.sock", Dev: 1, Ino: 2}
-	inWork := Grant{Path: "/w/run/s.sock", Dev: 1, Ino: 3}
+	sock := spec.Socket{Path: "/elsewhere/agent.sock", Dev: 1, Ino: 2}
+	inWork := spec.Socket{Path: "/w/run/s.sock", Dev: 1, Ino: 3}
 	for _, c := range []struct {
 		name       string
 		guard, ns  bool
@@ -144,19 +145,16 @@ func TestSocketLayer(t *testing.T) {
 		{name: "no namespaces", guard: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := &Engine{policy: Policy{WorkDir: "/w", AutoWorkDir: true, BestEffort: c.bestEffort, Sockets: []Grant{sock, inWork}},
+			e := &Engine{policy: spec.Policy{WorkDir: "/w", AutoWorkDir: true, BestEffort: c.bestEffort, Sockets: []spec.Socket{sock, inWork}},
 				host: HostInfo{Seccomp: true, LandlockABI: 7, SocketGuard: c.guard}}
 			e.configure(c.ns)
-			var layer *Layer
-			gap := false
-			for _, l := range e.Layers() {
+			var layer *spec.Layer
+			for _, l := range e.Report().Layers {
 				if l.Name == "unix-sockets" {
 					layer = &l
 				}
-				if l.Name == "gap" && strings.Contains(l.Detail, "socket guard") {
-					gap = true
-				}
 			}
+			gap := slices.ContainsFunc(e.Report().Gaps, func(g string) bool { return strings.Contains(g, "socket guard") })
 			if layer == nil || layer.Active != c.active {
 				t.Fatalf("layer %+v, want active %v", layer, c.active)
 			}

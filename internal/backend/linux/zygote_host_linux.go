@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/moat-sandbox/moat/internal/spec"
 	"golang.org/x/sys/unix"
 )
 
@@ -23,31 +24,6 @@ type zygote struct {
 	dnsLn    net.Listener // the DNS stub's listener inside it, or nil
 }
 
-// Command is one command to run in the sandbox. The zero value names no
-// program and fails to start.
-type Command struct {
-	Path string
-	Args []string
-	Env  []string
-	Dir  string
-	// Pty makes Files[0] the controlling terminal.
-	Pty bool
-}
-
-// StartError is a failure to set up the sandbox or start the command; Code
-// is 125, or 126/127 for a command that cannot be executed or found. The
-// zero value reports an unexplained failure.
-type StartError struct {
-	Code int
-	Msg  string
-	// Namespaces marks a failure to set up the namespaces.
-	Namespaces bool
-	// Redirected marks a grant that no longer leads where it was checked.
-	Redirected bool
-}
-
-func (e *StartError) Error() string { return e.Msg }
-
 // spawnError is a failure to start the zygote process itself; with
 // namespaces, the kernel refusing them shows up here.
 type spawnError struct{ err error }
@@ -60,22 +36,30 @@ func (e *spawnError) Unwrap() error { return e.err }
 type Running struct {
 	engine *Engine
 	zyg    *zygote
-	// Process is the command itself, a child of this process.
-	Process *os.Process
-	// Reason, after Wait, says why the sandbox ended the command, if it
-	// did: it passed the memory limit, and Reason says what was counted
+	// proc is the command itself, a child of this process.
+	proc *os.Process
+	// reason, after Wait, says why the sandbox ended the command, if it
+	// did: it passed the memory limit, and reason says what was counted
 	// ("resident 10 MiB, SysV shared memory 1.0 GiB").
-	Reason string
+	reason string
 }
+
+// Process is the command itself, a child of this process.
+func (r *Running) Process() *os.Process { return r.proc }
+
+// Reason, after Wait, says why the sandbox ended the command, if it did:
+// it passed the memory limit, and Reason says what was counted ("resident
+// 10 MiB, SysV shared memory 1.0 GiB"). Empty otherwise.
+func (r *Running) Reason() string { return r.reason }
 
 // Start runs c in the sandbox with files as its descriptors 0, 1, 2 and up.
 // The caller may close its copies of files afterwards.
-func (e *Engine) Start(c *Command, files []*os.File) (*Running, error) {
+func (e *Engine) Start(c *spec.Command, files []*os.File) (spec.Process, error) {
 	fds := make([]int, len(files))
 	for i, f := range files {
 		fds[i] = int(f.Fd())
 	}
-	spec := commandSpec{Path: c.Path, Args: c.Args, Env: c.Env, Dir: c.Dir, Files: len(fds), Pty: c.Pty}
+	cs := commandSpec{Path: c.Path, Args: c.Args, Env: c.Env, Dir: c.Dir, Files: len(fds), Pty: c.Pty}
 	e.zmu.Lock()
 	defer e.zmu.Unlock()
 	// A zygote that died (killed, or past its own CPU limit) is replaced
@@ -86,32 +70,32 @@ func (e *Engine) Start(c *Command, files []*os.File) (*Running, error) {
 			return nil, err
 		}
 		if os.Getenv(TraceEnv) == "1" {
-			spec.TraceStart = time.Now().UnixNano()
+			cs.TraceStart = time.Now().UnixNano()
 		}
-		r, err := z.run(&spec, fds)
+		r, err := z.run(&cs, fds)
 		if err != nil {
 			e.dropZygoteLocked(z)
 			if attempt == 0 {
 				continue
 			}
-			return nil, &StartError{Code: 125, Msg: fmt.Sprintf("sandbox helper: %v", err)}
+			return nil, &spec.StartError{Code: 125, Msg: fmt.Sprintf("sandbox helper: %v", err)}
 		}
 		if r.Error != "" {
-			return nil, &StartError{Code: r.Code, Msg: r.Error}
+			return nil, &spec.StartError{Code: r.Code, Msg: r.Error}
 		}
 		p, err := os.FindProcess(r.Pid)
 		if err != nil {
-			return nil, &StartError{Code: 125, Msg: err.Error()}
+			return nil, &spec.StartError{Code: 125, Msg: err.Error()}
 		}
 		e.running++
-		return &Running{engine: e, zyg: z, Process: p}, nil
+		return &Running{engine: e, zyg: z, proc: p}, nil
 	}
 }
 
 // run sends one command to the zygote and reads its reply.
-func (z *zygote) run(spec *commandSpec, fds []int) (reply, error) {
+func (z *zygote) run(cs *commandSpec, fds []int) (reply, error) {
 	var r reply
-	if err := sendMessage(int(z.ctrl.Fd()), spec, fds); err != nil {
+	if err := sendMessage(int(z.ctrl.Fd()), cs, fds); err != nil {
 		return r, err
 	}
 	got, err := recvMessage(int(z.ctrl.Fd()), &r)
@@ -123,7 +107,7 @@ func (z *zygote) run(spec *commandSpec, fds []int) (reply, error) {
 // its pid cannot be reused yet, reaps it, and, once no command of the
 // sandbox runs, kills every process the sandbox still has.
 func (r *Running) Wait() (*os.ProcessState, error) {
-	pid := r.Process.Pid
+	pid := r.proc.Pid
 	for {
 		var info unix.Siginfo
 		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
@@ -132,7 +116,7 @@ func (r *Running) Wait() (*os.ProcessState, error) {
 		}
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	state, err := r.Process.Wait()
+	state, err := r.proc.Wait()
 	e := r.engine
 	e.zmu.Lock()
 	e.running--
@@ -140,9 +124,9 @@ func (r *Running) Wait() (*os.ProcessState, error) {
 		// Once no command runs, nothing the sandbox started may live on.
 		reply := r.zyg.askInit(initRequest{Sweep: e.running == 0})
 		if reply.MemoryExceeded {
-			r.Reason = reply.MemoryDetail
-			if r.Reason == "" {
-				r.Reason = "memory limit exceeded"
+			r.reason = reply.MemoryDetail
+			if r.reason == "" {
+				r.reason = "memory limit exceeded"
 			}
 		}
 	}
@@ -152,18 +136,18 @@ func (r *Running) Wait() (*os.ProcessState, error) {
 
 // Kill kills the command and its process group.
 func (r *Running) Kill() {
-	_ = syscall.Kill(-r.Process.Pid, syscall.SIGKILL)
-	_ = r.Process.Kill()
+	_ = syscall.Kill(-r.proc.Pid, syscall.SIGKILL)
+	_ = r.proc.Kill()
 }
 
 // zygoteLocked returns the sandbox's zygote, starting it the first time and
 // after the configuration changed. e.zmu is held.
 func (e *Engine) zygoteLocked() (*zygote, error) {
 	e.mu.Lock()
-	gen, spec, closed, useNS := e.gen, e.base, e.closed, e.ns.User
+	gen, hs, closed, useNS := e.gen, e.base, e.closed, e.ns.User
 	e.mu.Unlock()
 	if closed {
-		return nil, &StartError{Code: 125, Msg: "sandbox closed"}
+		return nil, &spec.StartError{Code: 125, Msg: "sandbox closed"}
 	}
 	if e.zyg != nil && e.zyg.gen == gen {
 		return e.zyg, nil
@@ -173,9 +157,9 @@ func (e *Engine) zygoteLocked() (*zygote, error) {
 		e.zyg = nil
 	}
 	if os.Getenv(TraceEnv) == "1" {
-		spec.TraceStart = time.Now().UnixNano()
+		hs.TraceStart = time.Now().UnixNano()
 	}
-	z, err := e.startZygote(spec, useNS)
+	z, err := e.startZygote(hs, useNS)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +185,7 @@ func (e *Engine) closeZygote() {
 }
 
 // startZygote starts the zygote and waits until the sandbox is built.
-func (e *Engine) startZygote(spec helperSpec, useNS bool) (*zygote, error) {
+func (e *Engine) startZygote(hs helperSpec, useNS bool) (*zygote, error) {
 	ctrl, ctrlChild, err := seqpacketPair("moat-zygote")
 	if err != nil {
 		return nil, err
@@ -237,7 +221,7 @@ func (e *Engine) startZygote(spec helperSpec, useNS bool) (*zygote, error) {
 	if e.cg != nil {
 		if err := e.cg.Add(z.proc.Process.Pid); err != nil {
 			z.close()
-			return nil, &StartError{Code: 125, Msg: fmt.Sprintf("cgroup: %v", err)}
+			return nil, &spec.StartError{Code: 125, Msg: fmt.Sprintf("cgroup: %v", err)}
 		}
 	}
 	var initChild *os.File
@@ -249,13 +233,13 @@ func (e *Engine) startZygote(spec helperSpec, useNS bool) (*zygote, error) {
 		}
 		send = []int{int(initChild.Fd())}
 	}
-	err = sendMessage(int(ctrl.Fd()), &spec, send)
+	err = sendMessage(int(ctrl.Fd()), &hs, send)
 	if initChild != nil {
 		initChild.Close()
 	}
 	if err != nil {
 		z.close()
-		return nil, &StartError{Code: 125, Msg: err.Error()}
+		return nil, &spec.StartError{Code: 125, Msg: err.Error()}
 	}
 	line, err := bufio.NewReader(statusR).ReadBytes('\n')
 	var st status
@@ -265,24 +249,24 @@ func (e *Engine) startZygote(spec helperSpec, useNS bool) (*zygote, error) {
 	switch {
 	case err != nil:
 		z.close()
-		return nil, &StartError{Code: 125, Msg: "sandbox helper exited before the sandbox was ready"}
+		return nil, &spec.StartError{Code: 125, Msg: "sandbox helper exited before the sandbox was ready"}
 	case st.Error != "":
 		z.close()
-		return nil, &StartError{Code: st.Code, Msg: st.Error, Namespaces: st.Namespaces, Redirected: st.Redirected}
+		return nil, &spec.StartError{Code: st.Code, Msg: st.Error, Namespaces: st.Namespaces, Redirected: st.Redirected}
 	}
-	if spec.ProxyPort > 0 && useNS {
+	if hs.ProxyPort > 0 && useNS {
 		if err := z.receiveProxyListener(); err != nil {
 			z.close()
-			return nil, &StartError{Code: 125, Msg: "proxy listener: " + err.Error()}
+			return nil, &spec.StartError{Code: 125, Msg: "proxy listener: " + err.Error()}
 		}
-		if e.policy.ServeProxy != nil {
-			e.policy.ServeProxy(z.proxyLn)
+		if e.policy.Network.ServeProxy != nil {
+			e.policy.Network.ServeProxy(z.proxyLn)
 		}
 	}
-	if spec.NS.Net {
-		if err := z.receiveDNSStub(e.policy.DNSQuery); err != nil {
+	if hs.NS.Net {
+		if err := z.receiveDNSStub(e.policy.Network.DNSQuery); err != nil {
 			z.close()
-			return nil, &StartError{Code: 125, Msg: "dns stub: " + err.Error()}
+			return nil, &spec.StartError{Code: 125, Msg: "dns stub: " + err.Error()}
 		}
 	}
 	return z, nil
@@ -358,10 +342,10 @@ func seqpacketPair(name string) (ours, theirs *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), name), os.NewFile(uintptr(fds[1]), name), nil
 }
 
-// OpenPTY returns a pseudo-terminal pair made inside the sandbox, or, for a
+// OpenTerminal returns a pseudo-terminal pair made inside the sandbox, or, for a
 // sandbox without a mount namespace, false: the caller then opens one on
 // the host.
-func (e *Engine) OpenPTY() (master, slave *os.File, ok bool, err error) {
+func (e *Engine) OpenTerminal() (master, slave *os.File, ok bool, err error) {
 	e.mu.Lock()
 	mountNS := e.ns.Mount
 	e.mu.Unlock()

@@ -1,0 +1,192 @@
+package moat
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/moat-sandbox/moat/internal/hostview"
+	"github.com/moat-sandbox/moat/internal/spec"
+)
+
+// policy translates the sandbox's checked Config, and what New prepared on
+// the host for it, into the policy its backend enforces. It is the only
+// place where moat's public types become internal/spec's: a backend sees
+// nothing of Config.
+func (s *Sandbox) policy() (spec.Policy, error) {
+	cfg := &s.cfg
+	p := spec.Policy{
+		ID:          s.id,
+		WorkDir:     s.workDir,
+		AutoWorkDir: s.autoDir,
+		ExecWorkDir: cfg.Build,
+		Level:       specLevel(cfg.Isolation),
+		View:        s.view,
+		// private.go
+		Private:  spec.Private{Tmp: s.privateTmp(), VarTmp: s.privateVarTmp(), Home: s.privateHome()},
+		AllowGPU: cfg.security().AllowGPU,
+		Limits: spec.Limits{
+			MemoryBytes:   cfg.Limits.MemoryBytes,
+			CPUSeconds:    cfg.Limits.CPUSeconds,
+			FileSizeBytes: s.startFileSize(),
+			Processes:     cfg.Limits.Processes,
+			OpenFiles:     cfg.Limits.OpenFiles,
+		},
+		Nice:       cfg.Nice,
+		IOPriority: int(cfg.IOPriority),
+		BestEffort: cfg.Enforcement == BestEffort,
+	}
+	for _, g := range cfg.Grants {
+		// The object checked now is the one the sandbox must find at start.
+		dev, ino, err := fileIdentity(g.Path)
+		if err != nil {
+			return p, errorf("grant %q: %w", g.Path, err)
+		}
+		p.Grants = append(p.Grants, spec.Grant{Path: g.Path, Write: g.Access.CanWrite(), Exec: g.Access.CanExec(), Dev: dev, Ino: ino})
+	}
+	if p.Level != spec.LevelStrict {
+		skip := []string{p.WorkDir}
+		for _, g := range p.Grants {
+			skip = append(skip, g.Path)
+		}
+		p.View.SharedTemp = hostview.SharedTempFiles(hostview.SharedTempDirs, skip)
+	}
+	sockets, err := socketGrants(cfg.Sockets) // sockets.go
+	if err != nil {
+		return p, err
+	}
+	p.Sockets = sockets
+	if s.proxy != nil {
+		p.Network.ProxyPort, p.Network.ServeProxy = s.proxy.port, s.proxy.serve
+	}
+	p.Network.DNSQuery = s.dnsRefuser() // dnsrefusal.go
+	scratch, err := s.prepareBuild()
+	if err != nil {
+		return p, err
+	}
+	if scratch != "" {
+		p.Scratch = []string{scratch}
+	}
+	return p, nil
+}
+
+// homeView decides what the sandbox sees of the home directories: the
+// level's meaning for the homes, with the protections (hostview).
+func (s *Sandbox) homeView() spec.View {
+	sec := s.cfg.security()
+	in := hostview.Input{
+		Level:       specLevel(s.cfg.Isolation),
+		ProtectHome: sec.ProtectUserHome,
+		Protected:   sec.ProtectedPaths,
+		Toolchains:  ToolchainPaths,
+	}
+	for _, g := range s.cfg.Grants {
+		in.Granted = append(in.Granted, g.Path)
+	}
+	return hostview.View(in)
+}
+
+// specLevel is an Isolation as the backends know it.
+func specLevel(i Isolation) spec.Level {
+	switch i {
+	case IsolationDefault:
+		return spec.LevelDefault
+	case IsolationPermissive:
+		return spec.LevelPermissive
+	}
+	return spec.LevelStrict
+}
+
+// openBackend translates the policy and hands it to this platform's
+// backend (backend_linux.go, backend_other.go).
+func (s *Sandbox) openBackend() (spec.Backend, error) {
+	p, err := s.policy()
+	if err != nil {
+		return nil, err
+	}
+	b, err := newBackend(p)
+	if err != nil {
+		return nil, errorf("sandbox: %w", err)
+	}
+	return b, nil
+}
+
+// report is the backend's report, with the layer that build mode decides
+// and the enforcement mode.
+func (s *Sandbox) report() Report {
+	sr := s.backend.Report()
+	r := Report{Platform: sr.Platform, Enforcement: s.cfg.Enforcement, Gaps: sr.Gaps}
+	for _, l := range sr.Layers {
+		r.Layers = append(r.Layers, Layer(l))
+	}
+	r.Layers = append(r.Layers, s.wxLayer()) // build.go
+	return r
+}
+
+// errNamespaces asks Cmd.start to retry without namespaces.
+var errNamespaces = errors.New("moat: namespaces refused by the host")
+
+// startError converts a backend's failure to start a command.
+func startError(err error) error {
+	var se *spec.StartError
+	if !errors.As(err, &se) {
+		return errorf("start: %w", err)
+	}
+	if se.Redirected {
+		return &commandError{msg: se.Msg, kind: ErrGrantRedirected, cause: se}
+	}
+	switch se.Code {
+	case 127:
+		return &commandError{msg: se.Msg, kind: exec.ErrNotFound, cause: se}
+	case 126:
+		return &commandError{msg: se.Msg, kind: errPermission, cause: se}
+	}
+	return &commandError{msg: se.Msg, cause: se}
+}
+
+// socketGrants checks Config.Sockets: each path absolute and clean, with
+// no link on the way (judged like a grant), naming an existing socket
+// file, whose identity the sandbox must then find.
+func socketGrants(paths []string) ([]spec.Socket, error) {
+	var out []spec.Socket
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+			return nil, errorf("socket %q: path must be absolute and clean", p)
+		}
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if err := checkNoLinks(p); err != nil {
+			return nil, err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil, errorf("socket %q: %w", p, err)
+		}
+		if fi.Mode().Type() != os.ModeSocket {
+			return nil, errorf("socket %q: not a Unix socket", p)
+		}
+		dev, ino, err := fileIdentity(p)
+		if err != nil {
+			return nil, errorf("socket %q: %w", p, err)
+		}
+		out = append(out, spec.Socket{Path: p, Dev: dev, Ino: ino})
+	}
+	return out, nil
+}
+
+// noteSocketRefusals records the host sockets the sandbox was refused
+// since the last call.
+func (s *Sandbox) noteSocketRefusals() {
+	for _, p := range s.backend.SocketRefusals() {
+		s.addRefusal(Refusal{
+			Kind:    "socket",
+			Subject: p,
+			Detail:  "a host Unix socket; connecting to it is refused",
+			Allow:   "--allow-socket PATH, Config.Sockets",
+		})
+	}
+}

@@ -1,0 +1,57 @@
+package hostview
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// SharedTempDirs are the host's shared temporary directories.
+var SharedTempDirs = []string{"/tmp", "/var/tmp"}
+
+// SharedTempLimit bounds how many of each shared temporary directory's
+// files a sandbox sees: a backend shows each one on its own (on Linux a
+// bind mount each), which costs time at every start.
+const SharedTempLimit = 256
+
+// SharedTempFiles lists the files of dirs (SharedTempDirs outside tests)
+// that a sandbox at the default or permissive level may read: regular
+// files only, directly in the directory, that anyone may read, and not
+// named in skip (the working directory and grants, shown as they are).
+//
+// Never a directory, however empty: any directory the sandbox can see live
+// can grow a Unix socket later (tmux, an SSH or GPG agent, X11), and
+// neither a read-only mount nor Landlock stops connect() on one; that also
+// leaves out other sandboxes' working directories, whatever their names.
+// Never a symbolic link (anyone can plant one, and a rule on it lands on
+// what it points to), a socket, a FIFO or a device. Files that only their
+// owner may read (Kerberos ticket caches, X authority files, mkstemp's
+// files) are left out too: that mode is how a user says "mine". moat's
+// own entries (moat-*) stay out. Files created later are not seen.
+func SharedTempFiles(dirs, skip []string) []string {
+	var out []string
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		n := 0
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), "moat-") || slices.Contains(skip, p) {
+				continue
+			}
+			fi, err := e.Info() // lstat: a link never passes
+			if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o004 == 0 {
+				continue
+			}
+			if n == SharedTempLimit {
+				break
+			}
+			n++
+			out = append(out, p)
+		}
+	}
+	return out
+}

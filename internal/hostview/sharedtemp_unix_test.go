@@ -1,0 +1,57 @@
+//go:build unix
+
+package hostview
+
+import (
+	"net"
+	"os"
+	"syscall"
+	"testing"
+)
+
+func TestSharedTempFilesLeaveOutLinksAndSockets(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(rel string) string {
+		p := dir + "/" + rel
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	file := func(rel string, mode os.FileMode) string {
+		p := dir + "/" + rel
+		if err := os.WriteFile(p, []byte("x"), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	plain := file("plain.txt", 0o644)
+	file("mine.txt", 0o600) // only its owner may read it: a credential, say
+	mk("emptydir")          // a directory, however empty, could grow a socket
+	mk("agent")
+	ln, err := net.Listen("unix", dir+"/agent/sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ln2, err := net.Listen("unix", dir+"/top.sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln2.Close()
+	if err := syscall.Mkfifo(dir+"/fifo", 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/hostname", dir+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	file("moat-other-sandbox-file", 0o644)
+	own := file("own-grant.txt", 0o644)
+	got := SharedTempFiles([]string{dir}, []string{own})
+	if len(got) != 1 || got[0] != plain {
+		t.Errorf("SharedTempFiles = %q, want only %q", got, plain)
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package workspace
+
+import "io/fs"
+
+// FileOwner cannot tell a file's owner here.
+func FileOwner(fs.FileInfo) (int, bool) { return 0, false }

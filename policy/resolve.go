@@ -1,0 +1,228 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/moat-sandbox/moat"
+)
+
+// Resolved is a [Result] made final: the Config to give [moat.New], and
+// what Resolve opened for it. The zero value is the library's zero Config
+// with nothing opened.
+type Resolved struct {
+	// Config is the sandbox policy, its paths resolved and its network
+	// policy built.
+	Config moat.Config
+	// AuditLog is the network audit log that Config's policy writes,
+	// opened by Resolve; nil when there is none. Close it once the last
+	// sandbox built from Config is closed.
+	AuditLog *moat.NetworkAuditLog
+}
+
+// Close closes the audit log, if Resolve opened one.
+func (r *Resolved) Close() error {
+	if r.AuditLog == nil {
+		return nil
+	}
+	return r.AuditLog.Close()
+}
+
+// Build merges layers ([Merge]) and resolves the result ([Result.Resolve]):
+// every front end's settings, earliest first, to the Config of a sandbox.
+func Build(layers ...Layer) (Resolved, error) {
+	r, err := Merge(layers...)
+	if err != nil {
+		return Resolved{}, err
+	}
+	return r.Resolve()
+}
+
+// Resolve finishes r into the Config that [moat.New] is given. It checks,
+// with I/O, what [Merge] could not, so that a mistake is an error here with
+// no side effects rather than a failure of moat.New: the working directory
+// exists, is a directory and is one [moat.CheckWorkDir] accepts; no grant
+// is the root directory; the Config passes [moat.Config.Validate] (such as
+// enough open files); the working directory and grants resolve
+// ([moat.ResolvePaths]: links of the user's spelling followed, links
+// planted where the sandbox writes refused); each socket is an existing
+// Unix socket; the kept home passes [moat.CheckHome]; and the network
+// settings make a [moat.NetworkPolicy]. Last, once nothing else can fail,
+// it opens the audit log (after [moat.CheckAuditLogPath]), which the
+// caller closes with [Resolved.Close].
+//
+// Each error reads "moat: subject: problem", the subject named as the
+// layer that set it spells it ("--workdir", `config "moat.toml": line 9:
+// workdir.path`); the command line's names for grants, sockets and the
+// network settings.
+func (r Result) Resolve() (Resolved, error) {
+	cfg := r.Config
+	if r.WorkDir != "" {
+		fi, err := os.Stat(r.WorkDir)
+		switch {
+		case err != nil:
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return Resolved{}, fmt.Errorf("moat: %s %q: %v", r.Describe("workdir.path"), r.WorkDir, err)
+		case !fi.IsDir():
+			return Resolved{}, fmt.Errorf("moat: %s %q: not a directory", r.Describe("workdir.path"), r.WorkDir)
+		}
+	}
+	if err := r.checkPlaces(); err != nil {
+		return Resolved{}, err
+	}
+	if r.WorkDir != "" || len(r.Grants) > 0 {
+		// Resolve what the user wrote once, here: links in their own
+		// spelling are followed, links planted where the sandbox writes
+		// are refused.
+		wd, grants, err := moat.ResolvePaths(r.WorkDir, r.Grants)
+		if err != nil {
+			return Resolved{}, resolveError(err, r.WorkDir)
+		}
+		cfg.WorkDir = wd
+		if len(grants) > 0 {
+			cfg.Grants = grants
+		}
+	}
+	sockets, err := socketPaths(r.Sockets)
+	if err != nil {
+		return Resolved{}, err
+	}
+	cfg.Sockets = sockets
+	if r.Home != "" {
+		if err := moat.CheckHome(r.Home); err != nil {
+			msg := strings.TrimPrefix(err.Error(), "moat: ")
+			if at := r.Describe("home"); at != "--home" {
+				msg = at + ": " + msg // the config file's line
+			}
+			return Resolved{}, errors.New("moat: " + msg)
+		}
+		cfg.Home = r.Home
+	}
+	// Last: it opens the audit log, once nothing else can fail.
+	log, err := networkPolicy(r.Network, &cfg)
+	if err != nil {
+		return Resolved{}, err
+	}
+	return Resolved{Config: cfg, AuditLog: log}, nil
+}
+
+// checkPlaces refuses what moat.New would refuse or fail on, so that
+// nothing is created for it: a working directory moat.CheckWorkDir refuses
+// (the root, /proc, a home without AllowHomeWorkDir, one the user cannot
+// open), a grant of the root directory, and a Config that
+// moat.Config.Validate refuses, such as too few open files.
+func (r *Result) checkPlaces() error {
+	if r.WorkDir != "" {
+		if err := moat.CheckWorkDir(r.WorkDir, r.Config.AllowHomeWorkDir); err != nil {
+			return placeError(r.Describe("workdir.path"), r.WorkDir, err)
+		}
+	}
+	for _, g := range r.Grants {
+		p := g.Path
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		if p == "/" {
+			return fmt.Errorf("moat: --grant %q: is the root directory; grant the directories the command needs instead", g.Path)
+		}
+	}
+	return r.validate()
+}
+
+// validKeys names each field that moat.Config.Validate may refuse by the
+// key that sets it, for its message.
+var validKeys = map[string]string{
+	"nice":               "limits.nice",
+	"io priority":        "limits.io-priority",
+	"isolation":          "isolation",
+	"limits: open files": "limits.max-open-files",
+}
+
+// validate checks r's Config with moat's own rules ([moat.Config.Validate])
+// and names a refused field as the layer that set it spells it.
+func (r *Result) validate() error {
+	err := r.Config.Validate()
+	var ce *moat.ConfigError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	key, ok := validKeys[ce.Field]
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("moat: %s %s: %s", r.Describe(key), ce.Value, ce.Problem)
+}
+
+// placeError is a *moat.PlaceError that names the flag or the config key
+// that set path instead of the library's subject.
+func placeError(key, path string, err error) error {
+	var pe *moat.PlaceError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("moat: %s %q: %s", key, path, pe.Problem)
+	}
+	return fmt.Errorf("moat: %s %q: %s", key, path, trimMoat(err))
+}
+
+// resolveError is a moat.ResolvePaths error that names the flag:
+// `--grant "/nonexistent": no such file or directory`. The library names a
+// path it could not resolve "path"; it is the working directory when it is
+// spelled as workDir, a grant otherwise.
+func resolveError(err error, workDir string) error {
+	msg := trimMoat(err)
+	if rest, ok := strings.CutPrefix(msg, "path "); ok {
+		flag := "--grant "
+		if workDir != "" && strings.HasPrefix(rest, strconv.Quote(workDir)+":") {
+			flag = "--workdir "
+		}
+		return errors.New("moat: " + flag + rest)
+	}
+	for _, s := range []struct{ subject, flag string }{{"grant ", "--grant "}, {"workdir ", "--workdir "}} {
+		if rest, ok := strings.CutPrefix(msg, s.subject); ok {
+			return errors.New("moat: " + s.flag + rest)
+		}
+	}
+	return errors.New("moat: " + msg)
+}
+
+// socketPaths resolves the socket paths the way grants are: made
+// absolute, with the links of the user's own spelling followed, and each
+// must name an existing Unix socket.
+func socketPaths(in []string) ([]string, error) {
+	var out []string
+	for _, p := range in {
+		abs, err := filepath.Abs(p)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err == nil {
+			var fi fs.FileInfo
+			if fi, err = os.Stat(abs); err == nil && fi.Mode()&fs.ModeSocket == 0 {
+				return nil, fmt.Errorf("moat: --allow-socket %q: not a Unix socket", p)
+			}
+		}
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("moat: --allow-socket %q: %v", p, err)
+		}
+		out = append(out, abs)
+	}
+	return out, nil
+}
+
+// trimMoat drops the "moat: " prefix of a library error that an error of
+// this package words again.
+func trimMoat(err error) string { return strings.TrimPrefix(err.Error(), "moat: ") }

@@ -1,0 +1,84 @@
+package moat
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// MaxNice is the largest [Config.Nice]: 19 steps lower, the lowest
+// priority there is.
+const MaxNice = 19
+
+// ConfigError is a field of a [Config] that [Config.Validate] refuses. Its
+// message reads
+//
+//	moat: nice 20: want 0 (unchanged) through 19; priority can only be lowered
+//
+// The zero value is not useful.
+type ConfigError struct {
+	// Field names the field as the message does: "nice", "io priority",
+	// "isolation", "enforcement", "env", "env passthrough", "grant" or
+	// "limits: open files".
+	Field string
+	// Value is the refused value as the message spells it: 20, "NOVALUE".
+	Value string
+	// Problem says what is wrong, without the field and the value.
+	Problem string
+}
+
+// Error returns the one-line message.
+func (e *ConfigError) Error() string {
+	return "moat: " + e.Field + " " + e.Value + ": " + e.Problem
+}
+
+// Validate checks what can be checked of c without looking at the host:
+// Nice is 0 through [MaxNice] (priority is only ever lowered); IOPriority,
+// Isolation and Enforcement are values moat defines; each Env.Set entry is
+// NAME=VALUE with a name and each Env.Passthrough entry a bare name;
+// AllowLocal holds valid prefixes; each grant has a valid, non-empty
+// access and an absolute, clean path; and Limits.OpenFiles, when set, is
+// at least [MinOpenFiles]. It does no I/O: whether paths exist, are safe
+// places and stay what they were is for [New], [CheckWorkDir] and
+// [ResolvePaths]. A field it refuses is a [*ConfigError], except a bad
+// AllowLocal prefix. [New] calls it first; a front end that builds a
+// Config calls it to refuse a mistake before anything is created.
+func (c Config) Validate() error {
+	if c.Nice < 0 || c.Nice > MaxNice {
+		return &ConfigError{Field: "nice", Value: strconv.Itoa(c.Nice), Problem: "want 0 (unchanged) through " + strconv.Itoa(MaxNice) + "; priority can only be lowered"}
+	}
+	if c.IOPriority < IOPriorityDefault || c.IOPriority > IOPriorityBackground {
+		return &ConfigError{Field: "io priority", Value: strconv.Itoa(int(c.IOPriority)), Problem: "unknown"}
+	}
+	if c.Isolation < IsolationStrict || c.Isolation > IsolationPermissive {
+		return &ConfigError{Field: "isolation", Value: strconv.Itoa(int(c.Isolation)), Problem: "unknown"}
+	}
+	if c.Enforcement != Strict && c.Enforcement != BestEffort {
+		return &ConfigError{Field: "enforcement", Value: strconv.Itoa(int(c.Enforcement)), Problem: "unknown"}
+	}
+	for _, kv := range c.Env.Set {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return &ConfigError{Field: "env", Value: strconv.Quote(kv), Problem: "want NAME=VALUE"}
+		}
+	}
+	for _, k := range c.Env.Passthrough {
+		if k == "" || strings.Contains(k, "=") {
+			return &ConfigError{Field: "env passthrough", Value: strconv.Quote(k), Problem: "want a variable name"}
+		}
+	}
+	if err := checkNetworkConfig(&c); err != nil {
+		return err
+	}
+	for _, g := range c.Grants {
+		if g.Access == 0 || g.Access&^(READ|WRITE|EXEC) != 0 {
+			return &ConfigError{Field: "grant", Value: strconv.Quote(g.Path), Problem: "invalid access " + strconv.Itoa(int(g.Access))}
+		}
+		if !filepath.IsAbs(g.Path) || filepath.Clean(g.Path) != g.Path {
+			return &ConfigError{Field: "grant", Value: strconv.Quote(g.Path), Problem: "path must be absolute and clean"}
+		}
+	}
+	if n := c.Limits.OpenFiles; n > 0 && n < MinOpenFiles {
+		return &ConfigError{Field: "limits: open files", Value: strconv.FormatInt(n, 10), Problem: "too few for the sandbox's helper and the command's standard streams; want at least " + strconv.Itoa(MinOpenFiles)}
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package moat
+
+import (
+	"errors"
+	"net/netip"
+	"testing"
+)
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name  string
+		cfg   Config
+		want  string // the whole message; "" means valid
+		field string // the *ConfigError's Field; "" for another error
+	}{
+		{"zero config", Config{}, "", ""},
+		{"every field at a valid extreme", Config{Nice: MaxNice, IOPriority: IOPriorityBackground, Isolation: IsolationPermissive, Enforcement: BestEffort,
+			Env:        Env{Set: []string{"A=", "B=c=d"}, Passthrough: []string{"TERM"}},
+			AllowLocal: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")},
+			Grants:     []Grant{{Path: "/no/such/path/needed", Access: READ | WRITE | EXEC}},
+			Limits:     Limits{OpenFiles: MinOpenFiles, Processes: -1, MemoryBytes: -1}}, "", ""},
+		{"open files unlimited", Config{Limits: Limits{OpenFiles: -1}}, "", ""},
+		{"nice too high", Config{Nice: MaxNice + 1}, "moat: nice 20: want 0 (unchanged) through 19; priority can only be lowered", "nice"},
+		{"nice negative", Config{Nice: -1}, "moat: nice -1: want 0 (unchanged) through 19; priority can only be lowered", "nice"},
+		{"io priority above", Config{IOPriority: IOPriorityBackground + 1}, "moat: io priority 3: unknown", "io priority"},
+		{"io priority below", Config{IOPriority: -1}, "moat: io priority -1: unknown", "io priority"},
+		{"isolation", Config{Isolation: IsolationPermissive + 1}, "moat: isolation 3: unknown", "isolation"},
+		{"isolation negative", Config{Isolation: -1}, "moat: isolation -1: unknown", "isolation"},
+		{"enforcement", Config{Enforcement: 9}, "moat: enforcement 9: unknown", "enforcement"},
+		{"env without equals", Config{Env: Env{Set: []string{"NOVALUE"}}}, `moat: env "NOVALUE": want NAME=VALUE`, "env"},
+		{"env empty name", Config{Env: Env{Set: []string{"=x"}}}, `moat: env "=x": want NAME=VALUE`, "env"},
+		{"passthrough with equals", Config{Env: Env{Passthrough: []string{"A=B"}}}, `moat: env passthrough "A=B": want a variable name`, "env passthrough"},
+		{"passthrough empty", Config{Env: Env{Passthrough: []string{""}}}, `moat: env passthrough "": want a variable name`, "env passthrough"},
+		{"allow local invalid", Config{AllowLocal: []netip.Prefix{{}}}, `moat: allow local #1: invalid prefix "invalid Prefix"`, ""},
+		{"grant relative", Config{Grants: []Grant{{Path: "rel", Access: READ}}}, `moat: grant "rel": path must be absolute and clean`, "grant"},
+		{"grant unclean", Config{Grants: []Grant{{Path: "/a/../b", Access: READ}}}, `moat: grant "/a/../b": path must be absolute and clean`, "grant"},
+		{"grant no access", Config{Grants: []Grant{{Path: "/a"}}}, `moat: grant "/a": invalid access 0`, "grant"},
+		{"grant unknown bits", Config{Grants: []Grant{{Path: "/a", Access: 0x40}}}, `moat: grant "/a": invalid access 64`, "grant"},
+		{"too few open files", Config{Limits: Limits{OpenFiles: 3}}, "moat: limits: open files 3: too few for the sandbox's helper and the command's standard streams; want at least 32", "limits: open files"},
+		{"one below the least", Config{Limits: Limits{OpenFiles: MinOpenFiles - 1}}, "moat: limits: open files 31: too few for the sandbox's helper and the command's standard streams; want at least 32", "limits: open files"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Validate = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("Validate = %v, want %q", err, tt.want)
+			}
+			var ce *ConfigError
+			if got := errors.As(err, &ce); got != (tt.field != "") || got && ce.Field != tt.field {
+				t.Fatalf("Validate = %#v: want a *ConfigError of field %q", err, tt.field)
+			}
+			// New refuses the same Config with the same message.
+			if _, nerr := normalize(tt.cfg); nerr == nil || nerr.Error() != tt.want {
+				t.Errorf("normalize = %v, want %q", nerr, tt.want)
+			}
+		})
+	}
+}
