@@ -4,7 +4,6 @@ package moat
 
 import (
 	"runtime"
-	"time"
 
 	"github.com/moat-sandbox/moat/internal/spec"
 )
@@ -23,5 +22,3 @@ func exited(int) bool { return true }
 func freeBytes(string) (int64, error) { return 0, errUnsupportedOS }
 
 var errUnsupportedOS = &UnsupportedError{Missing: []string{runtime.GOOS + ": backend not implemented yet"}}
-
-const diskPollInterval = time.Second

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/moat-sandbox/moat/internal/diskwatch"
 )
 
 func TestFormatBytes(t *testing.T) {
@@ -84,10 +86,7 @@ func TestLimitKilledOnce(t *testing.T) {
 
 func TestInodeLimit(t *testing.T) {
 	dir := t.TempDir()
-	free := int64(-1)
-	if st, err := statFS(dir); err == nil && st.totalInodes > 0 {
-		free = st.freeInodes
-	}
+	free := diskwatch.FreeInodes([]string{dir})
 	cases := []struct {
 		name         string
 		inodes, disk int64

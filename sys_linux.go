@@ -2,7 +2,6 @@ package moat
 
 import (
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -44,6 +43,3 @@ func freeBytes(dir string) (int64, error) {
 	}
 	return int64(st.Bavail) * int64(st.Bsize), nil
 }
-
-// diskPollInterval is how often the disk watchdog looks at free space.
-const diskPollInterval = 100 * time.Millisecond

@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"

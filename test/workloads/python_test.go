@@ -3,13 +3,7 @@
 package workloads_test
 
 import (
-	"archive/zip"
-	"bytes"
-	"crypto/sha256"
-	"encoding/base64"
-	"fmt"
 	"github.com/moat-sandbox/moat/internal/moattest"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"

@@ -15,7 +15,7 @@ import (
 
 // systemExec are the read+execute baseline: where programs and libraries
 // live. Missing ones are skipped.
-var systemExec = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"}
+var systemExec = hostview.SystemPathRoots
 
 // systemRead are readable but not executable.
 var systemRead = []string{

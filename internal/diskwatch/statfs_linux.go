@@ -1,4 +1,4 @@
-package moat
+package diskwatch
 
 import (
 	"time"
@@ -47,6 +47,6 @@ func setFileSizeLimit(pid int, n int64) {
 	_ = unix.Prlimit(pid, unix.RLIMIT_FSIZE, &lim, nil)
 }
 
-// diskWatchInterval is how often the disk watchdog samples free space and
+// watchInterval is how often the disk watchdog samples free space and
 // free inodes; both come from one statfs per file system, so it is cheap.
-const diskWatchInterval = 25 * time.Millisecond
+const watchInterval = 25 * time.Millisecond

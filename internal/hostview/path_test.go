@@ -1,4 +1,4 @@
-package moat
+package hostview
 
 import (
 	"errors"
@@ -37,12 +37,12 @@ func TestFilterPath(t *testing.T) {
 			"/home/u/state/home/bin": true, "/proc/self": true,
 		},
 	}
-	rules := pathRules{
-		exec:      []string{"/usr", "/bin", "/data/cargo", "/home/u/.pyenv", "/home/u/rwx", "/home/u/work"},
-		writable:  []string{"/home/u/work", "/home/u/state"},
-		writeExec: []string{"/home/u/rwx"},
-		denied:    []string{"/tmp", "/proc", "/home/u/.ssh"},
-		system:    systemPathRoots,
+	rules := PathRules{
+		Exec:      []string{"/usr", "/bin", "/data/cargo", "/home/u/.pyenv", "/home/u/rwx", "/home/u/work"},
+		Writable:  []string{"/home/u/work", "/home/u/state"},
+		WriteExec: []string{"/home/u/rwx"},
+		Denied:    []string{"/tmp", "/proc", "/home/u/.ssh"},
+		System:    SystemPathRoots,
 	}
 	cases := []struct{ name, in, want string }{
 		{"order kept, /usr/local/go/bin ahead of /usr/bin", "/usr/local/go/bin:/usr/bin:/bin", "/usr/local/go/bin:/usr/bin:/bin"},
@@ -63,23 +63,23 @@ func TestFilterPath(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := filterPath(tc.in, rules, fs.resolve); got != tc.want {
-				t.Errorf("filterPath(%q) = %q, want %q", tc.in, got, tc.want)
+			if got := FilterPath(tc.in, rules, fs.resolve); got != tc.want {
+				t.Errorf("FilterPath(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}
 	// Permissive: everything is executable, still not the writable places.
 	perm := rules
-	perm.exec = []string{"/"}
-	if got := filterPath("/home/u/bin:/home/u/work/bin:/tmp/tools:/usr/bin", perm, fs.resolve); got != "/home/u/bin:/usr/bin" {
+	perm.Exec = []string{"/"}
+	if got := FilterPath("/home/u/bin:/home/u/work/bin:/tmp/tools:/usr/bin", perm, fs.resolve); got != "/home/u/bin:/usr/bin" {
 		t.Errorf("permissive: %q", got)
 	}
 	// Protected paths, as sandboxPath passes them (already resolved), at
 	// permissive, where nothing else drops them.
 	prot := perm
-	prot.denied = []string{"/tmp", "/proc"}
-	prot.protected = []string{"/home/u/.ssh"}
-	if got := filterPath("/home/u/.ssh/bin:/usr/bin", prot, fs.resolve); got != "/usr/bin" {
+	prot.Denied = []string{"/tmp", "/proc"}
+	prot.Protected = []string{"/home/u/.ssh"}
+	if got := FilterPath("/home/u/.ssh/bin:/usr/bin", prot, fs.resolve); got != "/usr/bin" {
 		t.Errorf("protected: %q", got)
 	}
 }

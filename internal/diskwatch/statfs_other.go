@@ -1,8 +1,11 @@
 //go:build !linux
 
-package moat
+package diskwatch
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // fsSample is one file system's free space and free inodes.
 type fsSample struct {
@@ -12,8 +15,8 @@ type fsSample struct {
 	totalInodes int64
 }
 
-func statFS(string) (fsSample, error) { return fsSample{}, errUnsupportedOS }
+func statFS(string) (fsSample, error) { return fsSample{}, errors.ErrUnsupported }
 
 func setFileSizeLimit(int, int64) {}
 
-const diskWatchInterval = time.Second
+const watchInterval = time.Second
