@@ -19,7 +19,7 @@ func TestDefaultLevelSurvivesVanishingSharedTemp(t *testing.T) {
 	goneFile := gone + "-file"
 	os.WriteFile(goneFile, []byte("x"), 0o644)
 	// A regular file anyone may read: the default level shows no
-	// directories of shared temp (see level_linux.go).
+	// directories of shared temp (see internal/hostview/sharedtemp.go).
 	keptF, err := os.CreateTemp("/tmp", "kept-")
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ type bind struct {
 	src string
 	// inPrivate marks a path inside a private temporary directory, which
 	// the sandbox writes: its mount point is made without following
-	// anything the sandbox left there (privatemount_linux.go).
+	// anything the sandbox left there (helper_privatemount_linux.go).
 	inPrivate bool
 	// noExec binds it noexec whatever its kind: a file of the host's
 	// shared temp, which nothing may run (anyone could have put it there).
@@ -279,7 +279,7 @@ func isSandboxDev(p string) bool {
 // there with the flags its kind calls for.
 func placeBind(root string, b bind) error {
 	if b.inPrivate && b.link == "" {
-		return placePrivateBind(root, b) // privatemount_linux.go
+		return placePrivateBind(root, b) // helper_privatemount_linux.go
 	}
 	target := root + b.path
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {

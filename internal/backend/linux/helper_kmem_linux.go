@@ -185,7 +185,7 @@ func socketBytes() (int64, error) {
 }
 
 // sockDiag sends one dump request and sums the memory information
-// attribute attr of every answer (sockdiag_linux.go reads the dump).
+// attribute attr of every answer (helper_sockdiag_linux.go reads the dump).
 func sockDiag(req []byte, msgLen int, attr uint16) (total int64, err error) {
 	err = sockDiagDump(req, meminfoOf(msgLen, attr, &total))
 	return total, err

@@ -75,7 +75,7 @@ type helperSpec struct {
 	// writable and executable, instead of the allow-list.
 	Permissive bool `json:"permissive,omitempty"`
 	// SuperviseSockets runs every command under the socket guard
-	// (sockguard_linux.go): connect and sends that name an address are
+	// (helper_sockguard_linux.go): connect and sends that name an address are
 	// carried out by the zygote, which lets a path Unix socket be reached
 	// only if the sandbox bound it or it is one of SocketGrants.
 	SuperviseSockets bool `json:"supervise_sockets,omitempty"`

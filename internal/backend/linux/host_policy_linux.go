@@ -100,7 +100,7 @@ func (e *Engine) buildBaseSpec() helperSpec {
 // expose or hide.
 func (e *Engine) applyLevel(s *helperSpec) {
 	p := e.policy
-	e.applyPrivate(s) // level_linux.go
+	e.applyPrivate(s) // host_level_linux.go
 	switch p.Level {
 	case spec.LevelDefault:
 		s.TempRead = p.View.SharedTemp
@@ -139,7 +139,7 @@ func (e *Engine) applyLevel(s *helperSpec) {
 	}
 	if e.host.Root {
 		// The named secrets and every /etc entry others may not read
-		// (etcscan_linux.go): masked, and carved out of the rules.
+		// (host_etcscan_linux.go): masked, and carved out of the rules.
 		for _, p := range e.etcHidden {
 			s.Carve = append(s.Carve, carveRule{Path: p})
 			if e.ns.Mount {
