@@ -23,7 +23,7 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 		ExecWorkDir: cfg.Build,
 		Level:       specLevel(cfg.Isolation),
 		View:        s.view,
-		// private.go
+		// workdir.go
 		Private:  spec.Private{Tmp: s.privateTmp(), VarTmp: s.privateVarTmp(), Home: s.privateHome()},
 		AllowGPU: cfg.security().AllowGPU,
 		Limits: spec.Limits{

@@ -42,7 +42,7 @@ func (s *Sandbox) buildScratch() string {
 }
 
 // prepareBuild creates build mode's scratch directory in the sandbox's
-// state directory (state.go), which Close removes, and returns it; "" when
+// state directory (internal/workspace), which Close removes, and returns it; "" when
 // build mode is off.
 func (s *Sandbox) prepareBuild() (string, error) {
 	if !s.cfg.Build {
@@ -105,7 +105,7 @@ func (s *Sandbox) noteExecRefused(real string) {
 }
 
 // writtenPlace reports whether path lies where the sandbox writes: the
-// working directory, its private temp and home (private.go), a writable
+// working directory, its private temp and home (workdir.go), a writable
 // grant.
 func (s *Sandbox) writtenPlace(path string) bool {
 	places := append([]string{s.workDir}, s.privateRoots()...)

@@ -249,7 +249,7 @@ func (c *Cmd) Start() error {
 }
 
 func (c *Cmd) start() error {
-	env := commandEnv(c.sb.envNow(), c.Env) // pathenv.go: TMPDIR as seen inside
+	env := commandEnv(c.sb.envNow(), c.Env) // env_path.go: TMPDIR as seen inside
 	dir := c.sb.resolveDir(c.Dir)
 	path, err := c.sb.resolveExecutable(c.Path, dir, env)
 	if err != nil {

@@ -18,7 +18,7 @@ var defaultPassthrough = []string{"TERM", "LANG", "LANGUAGE", "TZ", "COLORTERM",
 
 // baseEnv builds the environment every command of the sandbox starts from.
 func (s *Sandbox) baseEnv() []string {
-	// HOME and TMPDIR are the sandbox's own (private.go), never the
+	// HOME and TMPDIR are the sandbox's own (workdir.go), never the
 	// working directory: Go ignores a go.mod at the temp root, and tools
 	// would fill a supplied project with caches. TMPDIR is the host path
 	// here; envNow says /tmp where that is the private temp.
@@ -28,7 +28,7 @@ func (s *Sandbox) baseEnv() []string {
 	}
 	name := hostview.UserName()
 	env := []string{
-		"PATH=" + s.sandboxPath(), // pathenv.go
+		"PATH=" + s.sandboxPath(), // env_path.go
 		"HOME=" + home,
 		"TMPDIR=" + tmp, "TMP=" + tmp, "TEMP=" + tmp,
 		"USER=" + name, "LOGNAME=" + name,

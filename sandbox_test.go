@@ -106,7 +106,7 @@ func TestCmdShapeMirrorsOSExec(t *testing.T) {
 		c := sb.Command("sh", "-c", "echo $FOO $TMPDIR")
 		c.Env = []string{"FOO=bar"}
 		out, err := c.Output()
-		// TMPDIR is the private temp, /tmp inside (private.go), never the workdir.
+		// TMPDIR is the private temp, /tmp inside (workdir.go), never the workdir.
 		if err != nil || string(out) != "bar /tmp\n" {
 			t.Fatalf("got %q, %v", out, err)
 		}
