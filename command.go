@@ -263,7 +263,7 @@ func (c *Cmd) start() error {
 	cmd := &spec.Command{Path: path, Args: args, Env: env, Dir: dir, Pty: c.Setctty}
 	c.io, err = newStdio(c.Stdin, c.Stdout, c.Stderr)
 	if err != nil {
-		return errorf("stdio: %v", err)
+		return errorf("stdio: %w", err)
 	}
 	files := append(c.io.childFiles(), c.ExtraFiles...)
 	err = c.launchHelper(cmd, files)
@@ -367,7 +367,7 @@ func (c *Cmd) Wait() error {
 	close(c.done)
 	c.sb.untrack(c)
 	if waitErr != nil {
-		return errorf("wait: %v", waitErr)
+		return errorf("wait: %w", waitErr)
 	}
 	if !state.Success() {
 		c.sb.noteExit(c.Path, state.ExitCode())

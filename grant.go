@@ -1,7 +1,6 @@
 package moat
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,12 +94,6 @@ func ParseAccess(s string) (Access, error) {
 	return a, nil
 }
 
-// ErrGrantRedirected is matched by [errors.Is] when a granted path, or a
-// directory on the way to it, has become a symbolic link, or is no longer
-// the object that was checked, so honouring the grant would follow the link
-// somewhere else.
-var ErrGrantRedirected = errors.New("moat: grant redirected")
-
 // ResolvedPath is a path that is absolute, spelled without "." or ".."
 // components, and already resolved: no component is a symbolic link. The
 // zero value is invalid.
@@ -134,7 +127,7 @@ func checkNoLinks(p string) error {
 		cur = filepath.Join(cur, part)
 		fi, err := os.Lstat(cur)
 		if err != nil {
-			return errorf("path %q: %v", p, paths.Bare(err))
+			return errorf("path %q: %w", p, paths.Bare(err))
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
 			return &redirectedError{path: p, link: cur}

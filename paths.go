@@ -41,22 +41,22 @@ func ResolvePaths(workDir string, reqs []PathRequest) (string, []Grant, error) {
 	for _, p := range writable {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return "", nil, errorf("path %q: %v", p, err)
+			return "", nil, errorf("path %q: %w", p, err)
 		}
 		real, err := filepath.EvalSymlinks(abs)
 		if err != nil {
-			return "", nil, errorf("path %q: %v", p, paths.Bare(err))
+			return "", nil, errorf("path %q: %w", p, paths.Bare(err))
 		}
 		fi, err := os.Stat(real)
 		if err != nil {
-			return "", nil, errorf("path %q: %v", p, paths.Bare(err))
+			return "", nil, errorf("path %q: %w", p, paths.Bare(err))
 		}
 		ids = append(ids, fi)
 	}
 	resolve := func(p string, mustNotBeLink bool) (string, error) {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return "", errorf("path %q: %v", p, err)
+			return "", errorf("path %q: %w", p, err)
 		}
 		if mustNotBeLink {
 			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
@@ -105,7 +105,7 @@ func resolveAvoiding(abs, spelled string, ids []os.FileInfo) (string, error) {
 		next := filepath.Join(cur, part)
 		fi, err := os.Lstat(next)
 		if err != nil {
-			return "", errorf("path %q: %v", spelled, paths.Bare(err))
+			return "", errorf("path %q: %w", spelled, paths.Bare(err))
 		}
 		if fi.Mode()&os.ModeSymlink == 0 {
 			cur = next
@@ -119,7 +119,7 @@ func resolveAvoiding(abs, spelled string, ids []os.FileInfo) (string, error) {
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return "", errorf("path %q: %v", spelled, paths.Bare(err))
+			return "", errorf("path %q: %w", spelled, paths.Bare(err))
 		}
 		if filepath.IsAbs(target) {
 			cur = "/"

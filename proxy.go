@@ -30,7 +30,7 @@ func (s *Sandbox) startProxy() error {
 	}
 	var tok [16]byte
 	if _, err := rand.Read(tok[:]); err != nil {
-		return errorf("network proxy: %v", err)
+		return errorf("network proxy: %w", err)
 	}
 	p := &netProxy{token: hex.EncodeToString(tok[:])}
 	srv, err := proxy.New(proxy.Config{
@@ -52,7 +52,7 @@ func (s *Sandbox) startProxy() error {
 		Resolver:   s.proxyResolver(),
 	})
 	if err != nil {
-		return errorf("network proxy: %v", err)
+		return errorf("network proxy: %w", err)
 	}
 	p.srv = srv
 	// A port free on the host now: inside a network namespace any port
@@ -61,7 +61,7 @@ func (s *Sandbox) startProxy() error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		srv.Close()
-		return errorf("network proxy: %v", err)
+		return errorf("network proxy: %w", err)
 	}
 	p.port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()

@@ -10,28 +10,6 @@ import (
 // priority there is.
 const MaxNice = 19
 
-// ConfigError is a field of a [Config] that [Config.Validate] refuses. Its
-// message reads
-//
-//	moat: nice 20: want 0 (unchanged) through 19; priority can only be lowered
-//
-// The zero value is not useful.
-type ConfigError struct {
-	// Field names the field as the message does: "nice", "io priority",
-	// "isolation", "enforcement", "env", "env passthrough", "grant" or
-	// "limits: open files".
-	Field string
-	// Value is the refused value as the message spells it: 20, "NOVALUE".
-	Value string
-	// Problem says what is wrong, without the field and the value.
-	Problem string
-}
-
-// Error returns the one-line message.
-func (e *ConfigError) Error() string {
-	return "moat: " + e.Field + " " + e.Value + ": " + e.Problem
-}
-
 // Validate checks what can be checked of c without looking at the host:
 // Nice is 0 through [MaxNice] (priority is only ever lowered); IOPriority,
 // Isolation and Enforcement are values moat defines; each Env.Set entry is
@@ -77,7 +55,14 @@ func (c Config) Validate() error {
 			return &ConfigError{Field: "grant", Value: strconv.Quote(g.Path), Problem: "path must be absolute and clean"}
 		}
 	}
-	if n := c.Limits.OpenFiles; n > 0 && n < MinOpenFiles {
+	return checkOpenFiles(c.Limits.OpenFiles)
+}
+
+// checkOpenFiles refuses an open-file limit below MinOpenFiles; zero (the
+// default) passes. New checks the defaulted value again, since the host's
+// hard limit may be lower.
+func checkOpenFiles(n int64) error {
+	if n > 0 && n < MinOpenFiles {
 		return &ConfigError{Field: "limits: open files", Value: strconv.FormatInt(n, 10), Problem: "too few for the sandbox's helper and the command's standard streams; want at least " + strconv.Itoa(MinOpenFiles)}
 	}
 	return nil

@@ -62,3 +62,23 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 }
+
+// Every refusal of Validate matches ErrInvalidConfig, and names its field.
+func TestValidateErrorsMatchSentinel(t *testing.T) {
+	for _, cfg := range []Config{
+		{Nice: 20},
+		{IOPriority: 9},
+		{Isolation: 7},
+		{Grants: []Grant{{Path: "rel", Access: READ}}},
+		{Limits: Limits{OpenFiles: 3}},
+	} {
+		err := cfg.Validate()
+		var ce *ConfigError
+		if !errors.Is(err, ErrInvalidConfig) || !errors.As(err, &ce) || ce.Field == "" {
+			t.Errorf("Validate(%+v) = %v, want a *ConfigError matching ErrInvalidConfig", cfg, err)
+		}
+	}
+	if err := (Config{}).Validate(); err != nil {
+		t.Errorf("the zero Config is refused: %v", err)
+	}
+}

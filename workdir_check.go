@@ -1,52 +1,20 @@
 package moat
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/moat-sandbox/moat/internal/hostview"
 
 	"github.com/moat-sandbox/moat/internal/paths"
 )
 
-// ErrUnsafeWorkDir is matched by [errors.Is] when [New] or [CheckWorkDir]
-// refuses a supplied working directory because writing in it would change
-// what runs later outside the sandbox (a home's shell rc files, ~/.local/bin,
-// a directory on PATH) or the system itself. [Config.AllowHomeWorkDir] lifts
-// the first kind; nothing lifts the second.
-var ErrUnsafeWorkDir = errors.New("moat: unsafe working directory")
-
 // MinOpenFiles is the smallest [Limits.OpenFiles] a sandbox accepts: below
 // it the sandbox's helper and init cannot hold the descriptors they need
 // (standard streams, the command's pipes, their own control sockets).
 const MinOpenFiles = 32
-
-// PlaceError is a working directory, grant or audit log path that moat
-// refuses before creating anything. It reads `moat: workdir "/": problem`.
-// It matches [ErrUnsafeWorkDir] when writing there would change what runs
-// later outside the sandbox. The zero value names nothing.
-type PlaceError struct {
-	// Subject is what was refused: "workdir", "grant" or "audit log".
-	Subject string
-	// Path is the path as the caller wrote it.
-	Path string
-	// Problem says why, in a few words.
-	Problem string
-
-	unsafe bool
-}
-
-func (e *PlaceError) Error() string {
-	return "moat: " + e.Subject + " " + strconv.Quote(e.Path) + ": " + e.Problem
-}
-
-// Is makes errors.Is(err, ErrUnsafeWorkDir) true for an unsafe working
-// directory.
-func (e *PlaceError) Is(target error) bool { return e.unsafe && target == ErrUnsafeWorkDir }
 
 // pseudoDirs are the kernel's file systems: no working directory can live
 // in them.
@@ -169,8 +137,8 @@ func (s *Sandbox) checkPlaces() error {
 	if err := checkGrantPlaces(s.cfg.Grants); err != nil {
 		return err
 	}
-	if n := s.cfg.Limits.OpenFiles; n > 0 && n < MinOpenFiles {
-		return errorf("limits: open files %d: too few for the sandbox's helper and the command's standard streams; want at least %d", n, MinOpenFiles)
+	if err := checkOpenFiles(s.cfg.Limits.OpenFiles); err != nil { // validate.go
+		return err
 	}
 	return checkAuditLogPlace(&s.cfg)
 }

@@ -43,7 +43,10 @@
 // flags go to [Merge], which applies heel's rules: a scalar of a later layer
 // beats an earlier one, lists concatenate, grants of one path are unioned,
 // and the protections are the isolation level's preset, then each layer's
-// [moat.SecurityOverrides] in turn.
+// [moat.SecurityOverrides] in turn. [Result.Resolve] then finishes the one
+// [Result] of every front end into the Config that [moat.New] is given:
+// paths resolved, places checked, [moat.Config.Validate] passed, the
+// network policy built and its audit log opened. [Build] does both.
 //
 // The package depends on the TOML decoder; package moat itself does not.
 package policy

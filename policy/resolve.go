@@ -70,7 +70,7 @@ func (r Result) Resolve() (Resolved, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return Resolved{}, fmt.Errorf("moat: %s %q: %v", r.Describe("workdir.path"), r.WorkDir, err)
+			return Resolved{}, fmt.Errorf("moat: %s %q: %w", r.Describe("workdir.path"), r.WorkDir, err)
 		case !fi.IsDir():
 			return Resolved{}, fmt.Errorf("moat: %s %q: not a directory", r.Describe("workdir.path"), r.WorkDir)
 		}
@@ -102,7 +102,7 @@ func (r Result) Resolve() (Resolved, error) {
 			if at := r.Describe("home"); at != "--home" {
 				msg = at + ": " + msg // the config file's line
 			}
-			return Resolved{}, errors.New("moat: " + msg)
+			return Resolved{}, &reworded{msg: "moat: " + msg, err: err}
 		}
 		cfg.Home = r.Home
 	}
@@ -161,7 +161,7 @@ func (r *Result) validate() error {
 	if !ok {
 		return err
 	}
-	return fmt.Errorf("moat: %s %s: %s", r.Describe(key), ce.Value, ce.Problem)
+	return &reworded{msg: fmt.Sprintf("moat: %s %s: %s", r.Describe(key), ce.Value, ce.Problem), err: err}
 }
 
 // placeError is a *moat.PlaceError that names the flag or the config key
@@ -169,9 +169,9 @@ func (r *Result) validate() error {
 func placeError(key, path string, err error) error {
 	var pe *moat.PlaceError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("moat: %s %q: %s", key, path, pe.Problem)
+		return &reworded{msg: fmt.Sprintf("moat: %s %q: %s", key, path, pe.Problem), err: err}
 	}
-	return fmt.Errorf("moat: %s %q: %s", key, path, trimMoat(err))
+	return &reworded{msg: fmt.Sprintf("moat: %s %q: %s", key, path, trimMoat(err)), err: err}
 }
 
 // resolveError is a moat.ResolvePaths error that names the flag:
@@ -185,14 +185,14 @@ func resolveError(err error, workDir string) error {
 		if workDir != "" && strings.HasPrefix(rest, strconv.Quote(workDir)+":") {
 			flag = "--workdir "
 		}
-		return errors.New("moat: " + flag + rest)
+		return &reworded{msg: "moat: " + flag + rest, err: err}
 	}
 	for _, s := range []struct{ subject, flag string }{{"grant ", "--grant "}, {"workdir ", "--workdir "}} {
 		if rest, ok := strings.CutPrefix(msg, s.subject); ok {
-			return errors.New("moat: " + s.flag + rest)
+			return &reworded{msg: "moat: " + s.flag + rest, err: err}
 		}
 	}
-	return errors.New("moat: " + msg)
+	return err
 }
 
 // socketPaths resolves the socket paths the way grants are: made
@@ -216,12 +216,23 @@ func socketPaths(in []string) ([]string, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, fmt.Errorf("moat: --allow-socket %q: %v", p, err)
+			return nil, fmt.Errorf("moat: --allow-socket %q: %w", p, err)
 		}
 		out = append(out, abs)
 	}
 	return out, nil
 }
+
+// reworded is a library error named again for the front ends, such as by
+// the setting that gave the path: it reads msg, and errors.Is and
+// errors.As see err.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (e *reworded) Error() string { return e.msg }
+func (e *reworded) Unwrap() error { return e.err }
 
 // trimMoat drops the "moat: " prefix of a library error that an error of
 // this package words again.

@@ -24,7 +24,7 @@ func networkPolicy(n Network, cfg *moat.Config) (*moat.NetworkAuditLog, error) {
 	case NetworkAllowList:
 		l, err := moat.AllowList(n.AllowDomains...)
 		if err != nil {
-			return nil, fmt.Errorf("moat: --allow-domain: %s", trimMoat(err))
+			return nil, &reworded{msg: "moat: --allow-domain: " + trimMoat(err), err: err}
 		}
 		pol = l
 	default:
@@ -33,7 +33,7 @@ func networkPolicy(n Network, cfg *moat.Config) (*moat.NetworkAuditLog, error) {
 	for _, s := range n.AllowLocal {
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
-			return nil, fmt.Errorf("moat: --allow-local %q: %v", s, err)
+			return nil, fmt.Errorf("moat: --allow-local %q: %w", s, err)
 		}
 		cfg.AllowLocal = append(cfg.AllowLocal, p)
 	}
@@ -53,7 +53,7 @@ func networkPolicy(n Network, cfg *moat.Config) (*moat.NetworkAuditLog, error) {
 		log, err = moat.OpenAuditLog(n.AuditLog)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("moat: --audit-log %q: %s", n.AuditLog, trimMoat(err))
+		return nil, &reworded{msg: fmt.Sprintf("moat: --audit-log %q: %s", n.AuditLog, trimMoat(err)), err: err}
 	}
 	cfg.Network = moat.Audited(pol, log)
 	return log, nil

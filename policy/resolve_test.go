@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"errors"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -232,5 +234,37 @@ func TestResolve(t *testing.T) {
 	}
 	if err := (&Resolved{}).Close(); err != nil {
 		t.Errorf("closing nothing: %v", err)
+	}
+}
+
+// TestResolveKeepsTheCause: an error that names the setting again still
+// carries the library's error, for errors.Is and errors.As.
+func TestResolveKeepsTheCause(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var place *moat.PlaceError
+	var ce *moat.ConfigError
+	tests := []struct {
+		name  string
+		layer Layer
+		match func(error) bool
+	}{
+		{"missing workdir", Layer{WorkDir: filepath.Join(dir, "nope")}, func(err error) bool { return errors.Is(err, fs.ErrNotExist) }},
+		{"unsafe workdir", Layer{WorkDir: "/"}, func(err error) bool { return errors.Is(err, moat.ErrUnsafeWorkDir) }},
+		{"too few open files", Layer{Limits: Limits{OpenFiles: ptr(int64(1))}}, func(err error) bool { return errors.As(err, &ce) && ce.Field == "limits: open files" }},
+		{"home that is a file", Layer{Home: file}, func(err error) bool { return errors.As(err, &place) && place.Subject == "home" }},
+		{"missing socket", Layer{Sockets: []string{filepath.Join(dir, "nope")}}, func(err error) bool { return errors.Is(err, fs.ErrNotExist) }},
+		{"missing grant", Layer{Grants: []moat.PathRequest{{Path: filepath.Join(dir, "nope"), Access: moat.READ}}}, func(err error) bool { return errors.Is(err, fs.ErrNotExist) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Build(tt.layer)
+			if err == nil || !tt.match(err) {
+				t.Fatalf("Build = %v (%T): the cause is lost", err, err)
+			}
+		})
 	}
 }
