@@ -124,6 +124,18 @@ func (s *Sandbox) report() Report {
 	return r
 }
 
+// strictMissing is the *UnsupportedError that Strict enforcement makes of
+// what the backend cannot enforce now, or nil.
+func (s *Sandbox) strictMissing() error {
+	if s.cfg.Enforcement != Strict {
+		return nil
+	}
+	if missing := s.backend.Missing(); len(missing) > 0 {
+		return &UnsupportedError{Missing: missing}
+	}
+	return nil
+}
+
 // errNamespaces asks Cmd.start to retry without namespaces.
 var errNamespaces = errors.New("moat: namespaces refused by the host")
 
@@ -131,7 +143,7 @@ var errNamespaces = errors.New("moat: namespaces refused by the host")
 func startError(err error) error {
 	var se *spec.StartError
 	if !errors.As(err, &se) {
-		return errorf("start: %w", err)
+		return errorf("%w", err)
 	}
 	if se.Redirected {
 		return &commandError{msg: se.Msg, kind: ErrGrantRedirected, cause: se}

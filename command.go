@@ -268,10 +268,15 @@ func (c *Cmd) start() error {
 	files := append(c.io.childFiles(), c.ExtraFiles...)
 	err = c.launchHelper(cmd, files)
 	if errors.Is(err, errNamespaces) {
-		// The host refused the namespaces after all: the engine has
-		// switched them off and reports it; run this command without.
-		cmd.Env = commandEnv(c.sb.envNow(), c.Env)
-		err = c.launchHelper(cmd, files)
+		// The host refused the namespaces after all: the backend has
+		// switched them off and reports it. Under Strict enforcement
+		// what it now misses is refused, as New would have; otherwise
+		// this command runs without.
+		err = c.sb.strictMissing()
+		if err == nil {
+			cmd.Env = commandEnv(c.sb.envNow(), c.Env)
+			err = c.launchHelper(cmd, files)
+		}
 	}
 	c.io.closeChildEnds()
 	if err != nil {

@@ -70,6 +70,7 @@ type PlaceError struct {
 	unsafe bool
 }
 
+// Error returns the one-line message.
 func (e *PlaceError) Error() string {
 	return "moat: " + e.Subject + " " + strconv.Quote(e.Path) + ": " + e.Problem
 }
@@ -87,6 +88,7 @@ type UnsupportedError struct {
 	Missing []string
 }
 
+// Error lists what is missing and names the way to run anyway.
 func (e *UnsupportedError) Error() string {
 	return "moat: host cannot enforce the policy: " + strings.Join(e.Missing, "; ") +
 		" (use best-effort enforcement to run anyway)"

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
 // A sandbox run as root (capabilities dropped, still the owner of /etc)
@@ -20,10 +21,9 @@ import (
 // It attacks the sandbox, yet stays here rather than in test/escape on
 // purpose: the guarantee is about a sandbox run by root, the package tests
 // run as root (./test.sh, CI), and the escape battery refuses root. The
-// cases without namespaces switch them off with DisableNamespaces: under a
-// real refusal (moattest.WithoutUserNamespaces) a root sandbox with a
-// cgroup cannot start its helper yet (clone3 answered ENOSYS; see
-// export_linux_test.go).
+// cases without namespaces run in a child process that really cannot
+// create them (moattest.WithoutUserNamespaces: clone and unshare with
+// CLONE_NEWUSER refused, clone3 answered ENOSYS, as Docker's profile does).
 func TestEtcPrivateHiddenAsRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("SKIPPED, NOT PASSED: TestEtcPrivateHiddenAsRoot needs root (it plants files in /etc); run the root package tests as root")
@@ -99,11 +99,8 @@ func TestEtcPrivateHiddenAsRoot(t *testing.T) {
 			if !ns {
 				name = level.String() + "/no-namespaces"
 			}
-			t.Run(name, func(t *testing.T) {
+			probeSandbox := func(t *testing.T) {
 				sb := newSandbox(t, moat.Config{Isolation: level})
-				if !ns {
-					moat.DisableNamespaces(sb)
-				}
 				out, err := sb.Command("sh", "-c", probe.String()).CombinedOutput()
 				if got := sb.Report().Active("namespaces"); got != ns {
 					t.Fatalf("namespaces active = %v, want %v (the probe: %v: %s):\n%s", got, ns, err, out, sb.Report())
@@ -125,6 +122,15 @@ func TestEtcPrivateHiddenAsRoot(t *testing.T) {
 				if t.Failed() {
 					t.Logf("probe output: %s", out)
 				}
+			}
+			t.Run(name, func(t *testing.T) {
+				if ns {
+					probeSandbox(t)
+					return
+				}
+				// A host that really refuses user namespaces; moat meets
+				// the refusal at the first command and runs without.
+				moattest.WithoutUserNamespaces(t, probeSandbox)
 			})
 		}
 	}

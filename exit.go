@@ -47,6 +47,8 @@ func (e *ExitError) StatusCode() int {
 // (--timeout DURATION, Limits.Timeout)"; otherwise, say, "sandbox closed".
 func (e *ExitError) Reason() string { return e.reason }
 
+// Error is the process state, as os/exec words it, and the reason the
+// sandbox ended the command, if it did.
 func (e *ExitError) Error() string {
 	s := "exit status unknown"
 	if e.ProcessState != nil {

@@ -134,18 +134,10 @@ func policyName(p NetworkPolicy) string {
 	}
 }
 
-// proxyResolver is Config.Resolver for the proxy, or nil for the host's;
-// a test's SetProxyResolver comes first.
+// proxyResolver is Config.Resolver for the proxy, or nil for the host's.
 func (s *Sandbox) proxyResolver() proxy.Resolver {
-	if testResolver != nil {
-		return testResolver
-	}
 	if s.cfg.Resolver == nil {
 		return nil
 	}
 	return s.cfg.Resolver
 }
-
-// testResolver replaces every sandbox's resolver in the package's own
-// tests; nil outside them.
-var testResolver proxy.Resolver

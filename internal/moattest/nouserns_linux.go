@@ -52,7 +52,9 @@ func WithoutUserNamespaces(t *testing.T, body func(t *testing.T)) {
 		if err := refuseUserNamespaces(); err != nil {
 			t.Fatalf("moattest: %v", err)
 		}
-		out, err := exec.Command("unshare", "-U", "true").CombinedOutput()
+		probe := exec.Command("unshare", "-U", "true")
+		probe.Env = append(os.Environ(), "LC_ALL=C") // the message below, untranslated
+		out, err := probe.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "Operation not permitted") {
 			t.Fatalf("moattest: unshare -U true is not refused with EPERM under the filter: %v: %s", err, out)
 		}

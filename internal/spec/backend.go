@@ -65,4 +65,5 @@ type StartError struct {
 	Redirected bool
 }
 
+// Error returns Msg.
 func (e *StartError) Error() string { return e.Msg }

@@ -292,3 +292,35 @@ func TestWithoutNamespacesGitChangesUndoneAtClose(t *testing.T) {
 		}
 	})
 }
+
+// A host that refuses namespaces only when the first command starts (New
+// still believed they work) must not get a Strict sandbox that runs with
+// less than it promised: a supplied working directory's git control paths
+// can no longer be pinned, so the command is refused with an
+// *UnsupportedError and does not run. The control: the same working
+// directory at best effort runs the command, which writes its marker.
+func TestStrictRefusesWhatTheFallbackLoses(t *testing.T) {
+	moattest.WithoutUserNamespaces(t, func(t *testing.T) {
+		work := t.TempDir()
+		marker := filepath.Join(work, "ran")
+		sb := newSandbox(t, moat.Config{WorkDir: work})
+		err := sb.Command("sh", "-c", "echo yes > ran").Run()
+		if !errors.Is(err, moat.ErrUnsupported) {
+			t.Fatalf("a Strict sandbox fell back without namespaces and ran its command: err = %v", err)
+		}
+		if _, statErr := os.Stat(marker); statErr == nil {
+			t.Fatal("the refused command ran anyway: its marker exists")
+		}
+		if !strings.Contains(err.Error(), "control paths") {
+			t.Errorf("the refusal does not say what is missing: %v", err)
+		}
+		// Control: at best effort the same command runs without namespaces.
+		be := newSandbox(t, moat.Config{WorkDir: work, Enforcement: moat.BestEffort})
+		if err := be.Command("sh", "-c", "echo yes > ran").Run(); err != nil {
+			t.Fatalf("control: best effort cannot run the command: %v", err)
+		}
+		if _, err := os.Stat(marker); err != nil {
+			t.Fatalf("control: best effort's command left no marker: %v", err)
+		}
+	})
+}

@@ -3,6 +3,8 @@
 package escape_test
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/moat-sandbox/moat"
@@ -16,7 +18,8 @@ import (
 // a first sandbox, configured while moat still believed namespaces work,
 // must run its first command anyway, without them, and report the gaps;
 // every sandbox body creates afterwards is configured without namespaces
-// from the start.
+// from the start, and the commands of the first run in this process's own
+// user namespace.
 func withoutNamespaces(t *testing.T, body func(t *testing.T)) {
 	t.Helper()
 	moattest.WithoutUserNamespaces(t, func(t *testing.T) {
@@ -29,6 +32,14 @@ func withoutNamespaces(t *testing.T, body func(t *testing.T)) {
 		}
 		if rep := newSandbox(t, moat.Config{}).Report(); rep.Active("namespaces") {
 			t.Fatalf("a sandbox created after the refusal still plans namespaces:\n%s", rep)
+		}
+		// The sandbox's commands share this process's user namespace.
+		own, err := os.Readlink("/proc/self/ns/user")
+		if err != nil || !strings.HasPrefix(own, "user:[") {
+			t.Fatalf("this process's user namespace: %q, %v", own, err)
+		}
+		if r := inSandbox(t, sb, "readlink", "/proc/self/ns/user"); strings.TrimSpace(r.Stdout) != own {
+			t.Fatalf("a command runs in user namespace %q, not this process's %q: %s", strings.TrimSpace(r.Stdout), own, r)
 		}
 		body(t)
 	})

@@ -104,14 +104,6 @@ func (e *Engine) configure(withNamespaces bool) {
 	e.layers, e.missing = e.socketLayer(e.layers, e.missing)
 }
 
-// DisableNamespaces makes this engine run without namespaces from the next
-// command on, as on a host that refuses them (tests use it to exercise that
-// path; Landlock and seccomp still hold).
-func (e *Engine) DisableNamespaces() error {
-	e.configure(false)
-	return e.listenOnHost()
-}
-
 // Fallback reports whether err, from starting a helper, shows that
 // the host refuses the namespaces. If so, it records that for the whole
 // process and reconfigures this engine without them; the caller retries.

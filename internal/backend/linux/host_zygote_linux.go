@@ -207,7 +207,7 @@ func (e *Engine) startZygote(hs helperSpec, useNS bool) (*zygote, error) {
 	if useNS {
 		z.proc.SysProcAttr = namespaceAttr(zygoteFlags)
 	}
-	if e.cg != nil && e.cg.V2FD() >= 0 {
+	if e.cg != nil && e.cg.V2FD() >= 0 && clone3Works() {
 		z.proc.SysProcAttr.UseCgroupFD = true
 		z.proc.SysProcAttr.CgroupFD = e.cg.V2FD()
 	}
