@@ -52,7 +52,7 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 		}
 		p.View.SharedTemp = hostview.SharedTempFiles(hostview.SharedTempDirs, skip)
 	}
-	sockets, err := socketGrants(cfg.Sockets) // sockets.go
+	sockets, err := socketGrants(cfg.Sockets)
 	if err != nil {
 		return p, err
 	}
@@ -107,7 +107,7 @@ func (s *Sandbox) openBackend() (spec.Backend, error) {
 	}
 	b, err := newBackend(p)
 	if err != nil {
-		return nil, errorf("sandbox: %w", err)
+		return nil, errorf("%w", err)
 	}
 	return b, nil
 }
@@ -120,7 +120,7 @@ func (s *Sandbox) report() Report {
 	for _, l := range sr.Layers {
 		r.Layers = append(r.Layers, Layer(l))
 	}
-	r.Layers = append(r.Layers, s.wxLayer()) // build.go
+	r.Layers = append(r.Layers, s.wx)
 	return r
 }
 
@@ -174,6 +174,7 @@ func socketGrants(paths []string) ([]spec.Socket, error) {
 		if err := checkNoLinks(p); err != nil {
 			return nil, err
 		}
+		// One lstat: the type checked is that of the object identified.
 		fi, err := os.Lstat(p)
 		if err != nil {
 			return nil, errorf("socket %q: %w", p, err)
@@ -181,10 +182,7 @@ func socketGrants(paths []string) ([]spec.Socket, error) {
 		if fi.Mode().Type() != os.ModeSocket {
 			return nil, errorf("socket %q: not a Unix socket", p)
 		}
-		dev, ino, err := fileIdentity(p)
-		if err != nil {
-			return nil, errorf("socket %q: %w", p, err)
-		}
+		dev, ino := identityOf(fi)
 		out = append(out, spec.Socket{Path: p, Dev: dev, Ino: ino})
 	}
 	return out, nil

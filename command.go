@@ -269,14 +269,10 @@ func (c *Cmd) start() error {
 	err = c.launchHelper(cmd, files)
 	if errors.Is(err, errNamespaces) {
 		// The host refused the namespaces after all: the backend has
-		// switched them off and reports it. Under Strict enforcement
-		// what it now misses is refused, as New would have; otherwise
-		// this command runs without.
-		err = c.sb.strictMissing()
-		if err == nil {
-			cmd.Env = commandEnv(c.sb.envNow(), c.Env)
-			err = c.launchHelper(cmd, files)
-		}
+		// switched them off and reports it; this command runs without,
+		// unless Strict enforcement refuses what that loses (below).
+		cmd.Env = commandEnv(c.sb.envNow(), c.Env)
+		err = c.launchHelper(cmd, files)
 	}
 	c.io.closeChildEnds()
 	if err != nil {
@@ -293,6 +289,11 @@ func (c *Cmd) start() error {
 
 // launchHelper hands the command to the sandbox.
 func (c *Cmd) launchHelper(cmd *spec.Command, files []*os.File) error {
+	// What the backend enforces can shrink after New (a namespace
+	// fallback): under Strict enforcement, every start checks again.
+	if err := c.sb.strictMissing(); err != nil {
+		return err
+	}
 	l, err := c.sb.backend.Start(cmd, files)
 	if err != nil {
 		if c.sb.backend.Fallback(err) {

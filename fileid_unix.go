@@ -2,7 +2,10 @@
 
 package moat
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // fileIdentity is the device and inode of path itself (not what a link
 // there points to), which identify the object checked now.
@@ -12,4 +15,14 @@ func fileIdentity(path string) (dev, ino uint64, err error) {
 		return 0, 0, err
 	}
 	return uint64(st.Dev), st.Ino, nil
+}
+
+// identityOf is the device and inode of the file fi describes; zero when
+// fi does not come from a stat of this system.
+func identityOf(fi os.FileInfo) (dev, ino uint64) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0
+	}
+	return uint64(st.Dev), st.Ino
 }

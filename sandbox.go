@@ -24,6 +24,8 @@ type Sandbox struct {
 	homeDir string
 	env     []string
 	backend spec.Backend
+	// wx is the report's write-xor-execute layer, decided by New.
+	wx Layer
 	// view is what the sandbox sees of the home directories.
 	view spec.View
 	// proxy is the policy proxy; nil when the network is denied.
@@ -75,6 +77,7 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, &UnsupportedError{Missing: missing}
 	}
 	s.backend = eng
+	s.wx = s.wxLayer() // build.go; while the state directory exists
 	s.env = s.baseEnv()
 	s.diskLimitBytes = s.diskLimit()
 	s.diskInodeLimit = s.inodeLimit()

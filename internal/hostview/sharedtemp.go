@@ -55,3 +55,17 @@ func SharedTempFiles(dirs, skip []string) []string {
 	}
 	return out
 }
+
+// StillShared keeps the files of list (SharedTempFiles' answer, taken
+// earlier) that still pass its test: a regular file, not a link, that
+// anyone may read. A backend that configures itself again later (after a
+// namespace fallback) shows only those; files created since stay unseen.
+func StillShared(list []string) []string {
+	out := make([]string, 0, len(list))
+	for _, p := range list {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o004 != 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}

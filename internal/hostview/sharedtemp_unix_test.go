@@ -55,3 +55,34 @@ func TestSharedTempFilesLeaveOutLinksAndSockets(t *testing.T) {
 		t.Errorf("SharedTempFiles = %q, want only %q", got, plain)
 	}
 }
+
+// A listed file that became a link, lost its others-read bit or vanished
+// drops out of a later configuration; one still shared stays.
+func TestStillShared(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string, mode os.FileMode) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte("x"), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	keep := mk("keep", 0o644)
+	private := mk("private", 0o644)
+	link := mk("link", 0o644)
+	gone := mk("gone", 0o644)
+	list := SharedTempFiles([]string{dir}, nil)
+	if len(list) != 4 {
+		t.Fatalf("listed %q, want 4 files", list)
+	}
+	os.Chmod(private, 0o600)
+	os.Remove(link)
+	os.Symlink(keep, link)
+	os.Remove(gone)
+	if got := StillShared(list); len(got) != 1 || got[0] != keep {
+		t.Errorf("StillShared = %q, want only %q", got, keep)
+	}
+}

@@ -314,6 +314,17 @@ func TestStrictRefusesWhatTheFallbackLoses(t *testing.T) {
 		if !strings.Contains(err.Error(), "control paths") {
 			t.Errorf("the refusal does not say what is missing: %v", err)
 		}
+		// The backend stays without namespaces: every later command of
+		// the same sandbox is refused too, not only the one that met
+		// the fallback.
+		for i := range 3 {
+			if err := sb.Command("sh", "-c", "echo yes > ran").Run(); !errors.Is(err, moat.ErrUnsupported) {
+				t.Fatalf("command %d after the fallback ran in a Strict sandbox: err = %v", i+2, err)
+			}
+		}
+		if _, statErr := os.Stat(marker); statErr == nil {
+			t.Fatal("a later command ran anyway: its marker exists")
+		}
 		// Control: at best effort the same command runs without namespaces.
 		be := newSandbox(t, moat.Config{WorkDir: work, Enforcement: moat.BestEffort})
 		if err := be.Command("sh", "-c", "echo yes > ran").Run(); err != nil {

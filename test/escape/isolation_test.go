@@ -297,10 +297,11 @@ func TestIsolationSharedTemp(t *testing.T) {
 
 // I3: at permissive level nothing written to a shared temporary directory
 // (/tmp, /var/tmp, /dev/shm) can be executed, by exec, the dynamic loader or
-// dlopen, and neither can a program the host put in /tmp. I4 and the
-// controls: the same probes run their payload in the permissive working
-// directory and in another directory of the home, where write-xor-execute
-// is given up, and on the host. The working directory is supplied, in the
+// dlopen, and neither can a program the host put in /tmp, nor a payload
+// written into the working directory, which stays never executable at
+// every level. I4 and the controls: the same probes run their payload in
+// another directory of the home, where permissive gives write-xor-execute
+// up, and on the host. The working directory is supplied, in the
 // home, so that it is not itself in shared temp (an automatic one is made
 // in /tmp); so this test does not run in parallel with the rest.
 func TestIsolationPermissiveSharedTempNoExec(t *testing.T) {

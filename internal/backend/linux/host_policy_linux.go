@@ -103,7 +103,7 @@ func (e *Engine) applyLevel(s *helperSpec) {
 	e.applyPrivate(s) // host_level_linux.go
 	switch p.Level {
 	case spec.LevelDefault:
-		s.TempRead = p.View.SharedTemp
+		s.TempRead = hostview.StillShared(p.View.SharedTemp)
 		s.ListOnly = append(s.ListOnly, hostview.SharedTempDirs...)
 		if e.ns.Mount && p.View.Home != "" {
 			// Only the chosen entries exist there.
@@ -116,7 +116,7 @@ func (e *Engine) applyLevel(s *helperSpec) {
 		}
 		if e.ns.Mount {
 			// Shown inside the private /tmp, as at the default level.
-			s.TempRead = p.View.SharedTemp
+			s.TempRead = hostview.StillShared(p.View.SharedTemp)
 		}
 		// Devices stay the allow-list below, at every level.
 		s.Carve = append(s.Carve, carveRule{Path: "/dev"})
