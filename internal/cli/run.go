@@ -49,10 +49,14 @@ KiB, MiB...), or "unlimited"; 0 or no flag means moat's default.`,
 // command's outcome for exitCode. Once the command is done and the sandbox
 // closed, it prints what the sandbox was refused, unless quiet.
 func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err error) {
+	trace := newHostTrace()
+	defer trace.print(std.err)
+	trace.mark("runtime+flags")
 	cfg, err := flags.config()
 	if err != nil {
 		return err
 	}
+	trace.mark("config")
 	defer flags.closeAuditLog()
 	sigs := catchSignals()
 	defer sigs.stop()
@@ -60,15 +64,22 @@ func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err 
 	if err != nil {
 		return sandboxError(err)
 	}
-	defer func() { err = finish(sb, std.err, quiet, err) }()
+	trace.mark("new")
+	defer func() {
+		err = finish(sb, std.err, quiet, err)
+		trace.mark("close")
+	}()
 
 	cmd := sb.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.in, std.out, std.err
 	if err := cmd.Start(); err != nil {
 		return startError(err)
 	}
+	trace.mark("start")
 	sigs.forwardTo(cmd.Process)
-	return cmd.Wait()
+	err = cmd.Wait()
+	trace.mark("wait")
+	return err
 }
 
 // startError keeps the errors that say the command cannot be found or

@@ -18,6 +18,10 @@ type initStart struct {
 	memoryBytes int64
 }
 
+// goAheadSize is the zygote's go-ahead to the init: a 1, the memory limit
+// (8 bytes, little-endian) and the count of moat's own IPv4 TCP listeners.
+const goAheadSize = 10
+
 // forkInit starts the sandbox's init as the first process of the PID
 // namespace the calling thread unshared, with initSock (moat's control
 // socket for it) as its descriptor 3.
@@ -59,12 +63,15 @@ func (i *initStart) namespace() (int, error) {
 }
 
 // finish lets the init mount the sandbox's /proc, which it does once the
-// sandbox's root is in place, and waits until it has.
-func (i *initStart) finish(pidns int) error {
+// sandbox's root is in place, and waits until it has. ownTCP4 is how many
+// IPv4 TCP sockets of the network namespace are moat's own listeners (the
+// DNS stub, the proxy), which the memory watch need not dump for.
+func (i *initStart) finish(pidns, ownTCP4 int) error {
 	defer unix.Close(i.sock)
-	var goAhead [9]byte
+	var goAhead [goAheadSize]byte
 	goAhead[0] = 1
 	binary.LittleEndian.PutUint64(goAhead[1:], uint64(i.memoryBytes))
+	goAhead[9] = byte(ownTCP4)
 	if _, err := unix.Write(i.sock, goAhead[:]); err != nil {
 		return fmt.Errorf("init: %w", err)
 	}
@@ -89,11 +96,11 @@ func initMain() int {
 	go reapForever()
 	// Read with raw calls: an *os.File here would close the descriptor
 	// again when collected, by then maybe the runtime's own epoll.
-	var goAhead [9]byte
+	var goAhead [goAheadSize]byte
 	if !readFull(statusFD, goAhead[:]) {
 		return 125
 	}
-	w := &memoryWatch{limit: int64(binary.LittleEndian.Uint64(goAhead[1:]))}
+	w := &memoryWatch{limit: int64(binary.LittleEndian.Uint64(goAhead[1:])), ownTCP4: int(goAhead[9])}
 	// The zygote's new root is still being built at stagingRoot; its /proc
 	// becomes the sandbox's /proc when the zygote pivots into it.
 	if err := unix.Mount("proc", stagingRoot+"/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {

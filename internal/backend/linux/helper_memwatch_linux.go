@@ -27,6 +27,7 @@ const memoryPollInterval = 50 * time.Millisecond
 // counts twice, which errs on the side of the limit.
 type memoryWatch struct {
 	limit    int64
+	ownTCP4  int  // IPv4 TCP sockets of the namespace that are moat's listeners
 	shm      int  // the sandbox's /dev/shm, opened before the pivot
 	shmOK    bool // shm is open
 	exceeded atomic.Bool
@@ -50,7 +51,7 @@ func (w *memoryWatch) sample() memoryUse {
 	if w.shmOK {
 		u.posixShm = tmpfsUsed(w.shm)
 	}
-	u.sockets, _ = socketBytes()
+	u.sockets, _ = socketBytes(w.ownTCP4)
 	return u
 }
 

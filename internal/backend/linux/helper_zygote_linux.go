@@ -154,6 +154,7 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 			return err
 		}
 		z.ipcFD = fd
+		z.trace.mark("ipcns")
 	}
 	// A new PID namespace for what this thread forks from now on; its first
 	// child, the init, becomes its PID 1 and boots while we build the rest.
@@ -169,13 +170,36 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 	if z.pidnsFD, err = init.namespace(); err != nil {
 		return &nsError{err}
 	}
+	z.trace.mark("pidns+init-fork")
 	if s.SuperviseSockets {
 		// Before the pivot: the guard keeps the host's /proc.
 		if z.guard, err = openSockGuard(s.SocketGrants); err != nil {
 			return err
 		}
+		z.trace.mark("sockguard")
 	}
-	if err := setupMounts(s, func() error { return init.finish(z.pidnsFD) }); err != nil {
+	// The network namespace before the mounts: the init's memory watch
+	// must know how many TCP sockets in it are moat's own listeners.
+	if err := bringUpLoopback(); err != nil {
+		return &nsError{fmt.Errorf("network namespace: %w", err)}
+	}
+	if err := unix.Sethostname([]byte("moat")); err != nil {
+		return &nsError{fmt.Errorf("sethostname: %w", err)}
+	}
+	z.dnsFD = openDNSStub()
+	if s.ProxyPort > 0 {
+		if z.proxyFD, err = listenLoopback(s.ProxyPort); err != nil {
+			return fmt.Errorf("proxy listener: %w", err)
+		}
+	}
+	z.trace.mark("netns+uts")
+	ownTCP4 := 0 // both listeners are IPv4
+	for _, fd := range []int{z.dnsFD, z.proxyFD} {
+		if fd >= 0 {
+			ownTCP4++
+		}
+	}
+	if err := setupMounts(s, func() error { return init.finish(z.pidnsFD, ownTCP4) }); err != nil {
 		err = fmt.Errorf("mount namespace: %w", err)
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
 			// The host refuses mounts in user namespaces.
@@ -186,20 +210,6 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		return err
 	}
 	z.trace.mark("mounts+init")
-	if err := bringUpLoopback(); err != nil {
-		return &nsError{fmt.Errorf("network namespace: %w", err)}
-	}
-	if err := unix.Sethostname([]byte("moat")); err != nil {
-		return &nsError{fmt.Errorf("sethostname: %w", err)}
-	}
-	z.dnsFD = openDNSStub()
-	z.trace.mark("netns+uts")
-	if s.ProxyPort > 0 {
-		if z.proxyFD, err = listenLoopback(s.ProxyPort); err != nil {
-			return fmt.Errorf("proxy listener: %w", err)
-		}
-	}
-
 	return nil
 }
 
