@@ -65,10 +65,10 @@ func BenchmarkConcurrentSandboxes(b *testing.B) {
 	b.ReportMetric(pssPer, "PSS-MiB/idle-sandbox")
 }
 
-// descendantsMemory adds up the resident and proportional set sizes, in
-// bytes, of every process below pid (not pid itself), as /proc lists
-// children per thread.
-func descendantsMemory(pid int) (rss, pss int64) {
+// descendants lists every process below pid (not pid itself), as /proc
+// lists children per thread.
+func descendants(pid int) []int {
+	var out []int
 	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
 	for _, t := range tasks {
 		b, err := os.ReadFile(t)
@@ -76,14 +76,20 @@ func descendantsMemory(pid int) (rss, pss int64) {
 			continue
 		}
 		for _, f := range strings.Fields(string(b)) {
-			child, err := strconv.Atoi(f)
-			if err != nil {
-				continue
+			if child, err := strconv.Atoi(f); err == nil {
+				out = append(append(out, child), descendants(child)...)
 			}
-			r, p := descendantsMemory(child)
-			rss += procKB(child, "status", "VmRSS:") + r
-			pss += procKB(child, "smaps_rollup", "Pss:") + p
 		}
+	}
+	return out
+}
+
+// descendantsMemory adds up the resident and proportional set sizes, in
+// bytes, of every process below pid.
+func descendantsMemory(pid int) (rss, pss int64) {
+	for _, p := range descendants(pid) {
+		rss += procKB(p, "status", "VmRSS:")
+		pss += procKB(p, "smaps_rollup", "Pss:")
 	}
 	return rss, pss
 }
@@ -138,30 +144,18 @@ func BenchmarkIdleSandboxCPU(b *testing.B) {
 // pid, from /proc/PID/stat (in clock ticks of 10 ms).
 func descendantsCPU(pid int) time.Duration {
 	var total time.Duration
-	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
+	for _, p := range descendants(pid) {
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
 		if err != nil {
 			continue
 		}
-		for _, f := range strings.Fields(string(b)) {
-			child, err := strconv.Atoi(f)
-			if err != nil {
-				continue
-			}
-			total += descendantsCPU(child)
-			st, err := os.ReadFile("/proc/" + f + "/stat")
-			if err != nil {
-				continue
-			}
-			// Fields after the command's closing parenthesis: utime is
-			// the 12th, stime the 13th.
-			rest := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
-			if len(rest) > 12 {
-				u, _ := strconv.ParseInt(rest[11], 10, 64)
-				s, _ := strconv.ParseInt(rest[12], 10, 64)
-				total += time.Duration(u+s) * 10 * time.Millisecond
-			}
+		// Fields after the command's closing parenthesis: utime is the
+		// 12th, stime the 13th.
+		rest := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+		if len(rest) > 12 {
+			u, _ := strconv.ParseInt(rest[11], 10, 64)
+			s, _ := strconv.ParseInt(rest[12], 10, 64)
+			total += time.Duration(u+s) * 10 * time.Millisecond
 		}
 	}
 	return total

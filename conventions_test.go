@@ -29,7 +29,10 @@ type listedPackage struct {
 	Dir        string
 	Imports    []string
 	Deps       []string
-	Module     *struct{ Path string }
+	// TestImports and XTestImports are what the package's tests import.
+	TestImports  []string
+	XTestImports []string
+	Module       *struct{ Path string }
 }
 
 // goList runs `go list -json args...` at the module's root for goos and
@@ -106,21 +109,27 @@ func TestImportDirection(t *testing.T) {
 	cliOnly := under("github.com/spf13/cobra", "github.com/spf13/pflag", "github.com/pelletier/go-toml",
 		"github.com/BurntSushi/toml", "github.com/creack/pty",
 		mod+"/internal/cli", mod+"/policy", mod+"/cmd")
+	// tests marks a rule that the package's own tests obey too.
 	rules := []struct {
 		name       string
 		pattern    string
 		transitive bool
+		tests      bool
 		forbidden  func(imp string) bool
 	}{
-		{"moat never depends on CLI-only packages", ".", true, cliOnly},
-		{"internal/cli asks moat, never a backend", "./internal/cli/...", false,
-			under(mod+"/internal/backend", mod+"/internal/cgroup")},
-		{"backends import nothing above them", "./internal/backend/...", true,
+		{"moat never depends on CLI-only packages", ".", true, false, cliOnly},
+		{"internal/cli imports only moat and policy of the module", "./internal/cli/...", false, true,
+			func(imp string) bool {
+				return within(imp, mod) && imp != mod && imp != mod+"/policy" && !within(imp, mod+"/internal/cli")
+			}},
+		{"backends import nothing above them", "./internal/backend/...", true, false,
 			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},
-		{"policy does not depend on the CLI", "./policy/...", true, under(mod+"/internal/cli", mod+"/cmd")},
-		{"spec depends on nothing else of the module", "./internal/spec/...", true,
+		{"policy does not depend on the CLI", "./policy/...", true, false, under(mod+"/internal/cli", mod+"/cmd")},
+		{"policy reaches no backend past moat", "./policy/...", false, true,
+			under(mod+"/internal/backend", mod+"/internal/cgroup", "github.com/spf13")},
+		{"spec depends on nothing else of the module", "./internal/spec/...", true, false,
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/spec") }},
-		{"no production code depends on the test helpers", "./...", true, under(mod + "/internal/moattest")},
+		{"no production code depends on the test helpers", "./...", true, false, under(mod + "/internal/moattest")},
 	}
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		for _, r := range rules {
@@ -133,6 +142,9 @@ func TestImportDirection(t *testing.T) {
 					imports := p.Imports
 					if r.transitive {
 						imports = p.Deps
+					}
+					if r.tests {
+						imports = append(append(append([]string(nil), imports...), p.TestImports...), p.XTestImports...)
 					}
 					for _, imp := range imports {
 						if r.forbidden(imp) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
 func newSandbox(t testing.TB, cfg moat.Config) *moat.Sandbox {
@@ -249,35 +250,12 @@ func TestConcurrentCommands(t *testing.T) {
 	}
 }
 
-// zygotePids finds this process's sandbox zygotes.
-func zygotePids(t *testing.T) []int {
-	t.Helper()
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !strings.HasPrefix(string(cmdline), "moat-zygote") {
-			continue
-		}
-		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 func TestDeadZygoteIsReplaced(t *testing.T) {
 	sb := newSandbox(t, moat.Config{})
 	if err := sb.Command("true").Run(); err != nil {
 		t.Fatal(err)
 	}
-	before := zygotePids(t)
+	before := moattest.Zygotes()
 	if len(before) != 1 {
 		t.Fatalf("want one zygote, found %v", before)
 	}
@@ -288,7 +266,7 @@ func TestDeadZygoteIsReplaced(t *testing.T) {
 		t.Fatalf("after the zygote died: %q, %v", out, err)
 	}
 	sb.Close()
-	if left := zygotePids(t); len(left) != 0 {
+	if left := moattest.Zygotes(); len(left) != 0 {
 		t.Fatalf("zygotes left after Close: %v", left)
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
 // TestNetworkSandboxResolvedNamesWithAllowLocal is the positive control of
@@ -749,28 +750,6 @@ func listensOn(port int) bool {
 	return false
 }
 
-// zygotes finds this process's sandbox zygotes.
-func zygotes() []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !strings.HasPrefix(string(cmdline), "moat-zygote") {
-			continue
-		}
-		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 // TestNetworkSandboxCloseLeavesNothing (namespaces): Close, with a tunnel
 // held open through the proxy, ends it, and afterwards the test process's
 // goroutines are back to their baseline, no zygote is left, and nothing
@@ -854,7 +833,7 @@ time.sleep(120)
 	case <-time.After(5 * time.Second):
 		t.Fatal("the tunnel is still open 5s after Close")
 	}
-	if z := zygotes(); len(z) != 0 {
+	if z := moattest.Zygotes(); len(z) != 0 {
 		t.Fatalf("zygotes left after Close: %v", z)
 	}
 	if listensOn(proxyPort) {
