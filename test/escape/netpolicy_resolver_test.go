@@ -782,6 +782,14 @@ func TestNetworkSandboxCloseLeavesNothing(t *testing.T) {
 	r := newFakeResolver()
 	r.set("hold.moat.test", "127.0.0.1")
 
+	// Warm up: what the package starts once per process for good (the
+	// thread that spawns every sandbox's helpers) exists before the
+	// baseline, whatever test ran first.
+	warm := newSandbox(t, moat.Config{})
+	if err := warm.Command("true").Run(); err != nil {
+		t.Fatal(err)
+	}
+	warm.Close()
 	runtime.GC()
 	goroutines := runtime.NumGoroutine()
 	sb, err := moat.New(moat.Config{Network: allowList(t, "hold.moat.test"), Resolver: r, AllowLocal: parsePrefixes("127.0.0.1/32")})
