@@ -40,22 +40,25 @@ func (s *Sandbox) prepareWorkDir() error {
 	return nil
 }
 
-// removeWorkDir removes the automatic working directory and the state
-// directory (private temp and home).
+// removeWorkDir removes the automatic working directory, then the state
+// directory (private temp and home). In that order: the state directory's
+// owner marker is what lets a later sweep remove an automatic working
+// directory that a crash left behind, so it goes last.
 func (s *Sandbox) removeWorkDir() error {
-	stateErr := workspace.RemoveState(s.stateDir)
-	if stateErr == nil {
-		s.stateDir = ""
-	} else {
-		stateErr = errorf("%w", stateErr)
+	var workErr error
+	if s.autoDir && s.workDir != "" {
+		if err := workspace.RemoveAll(s.workDir); err != nil {
+			workErr = errorf("workdir %q: %w", s.workDir, err)
+		}
 	}
-	if !s.autoDir || s.workDir == "" {
-		return stateErr
+	if workErr != nil {
+		return workErr // the state directory stays, so the sweep finds both
 	}
-	if err := workspace.RemoveAll(s.workDir); err != nil {
-		return errorf("workdir %q: %w", s.workDir, err)
+	if err := workspace.RemoveState(s.stateDir); err != nil {
+		return errorf("%w", err)
 	}
-	return stateErr
+	s.stateDir = ""
+	return nil
 }
 
 // privateRoots are the per-sandbox host directories (private temp, private
