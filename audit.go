@@ -394,7 +394,7 @@ func CheckAuditLogPath(path string, cfg Config) error {
 
 // auditLogProtected reports whether target, resolved, lies in a path that
 // cfg's protections hide from a permissive sandbox. A protected path that
-// a grant names is exposed as granted (see computeExposure), so it hides
+// a grant names is exposed as granted (see internal/hostview.View), so it hides
 // nothing here.
 func auditLogProtected(target string, cfg Config) bool {
 	granted := map[string]bool{}
