@@ -19,14 +19,11 @@ import (
 	"github.com/moat-sandbox/moat/internal/moattest"
 )
 
+// newSandbox is moattest.NewSandbox: the sandbox is closed when the test
+// ends, and an error from Close fails it.
 func newSandbox(t testing.TB, cfg moat.Config) *moat.Sandbox {
 	t.Helper()
-	sb, err := moat.New(cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	return sb
+	return moattest.NewSandbox(t, cfg)
 }
 
 func TestCmdShapeMirrorsOSExec(t *testing.T) {

@@ -1,14 +1,9 @@
 package cli
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 // runMoatIn runs moat like runMoat, with env and TMPDIR set to tmp (where
@@ -16,25 +11,8 @@ import (
 // wrapper such as setpriv.
 func runMoatIn(t *testing.T, wrapper []string, tmp string, env []string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	argv := append(append(append([]string(nil), wrapper...), moatBin), args...)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		t.Fatalf("moat %q did not finish in a minute; stderr %q", args, r.stderr)
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("moat %q: %v", args, err)
-	}
-	return r
+	return runArgv(t, argv, append([]string{"TMPDIR=" + tmp}, env...))
 }
 
 // Bad input exits 2 with one "moat:" line naming the flag, and leaves

@@ -33,9 +33,15 @@ type result struct {
 // a minute.
 func runMoat(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return runArgv(t, append([]string{moatBin}, args...), env)
+}
+
+// runArgv runs argv (moat, or a wrapper that runs it) as runMoat does.
+func runArgv(t *testing.T, argv, env []string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, moatBin, args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -45,11 +51,11 @@ func runMoat(t *testing.T, env []string, args ...string) result {
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		t.Fatalf("moat %q did not finish in a minute; stderr %q", args, r.stderr)
+		t.Fatalf("%q did not finish in a minute; stderr %q", argv, r.stderr)
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
 	case err != nil:
-		t.Fatalf("moat %q: %v", args, err)
+		t.Fatalf("%q: %v", argv, err)
 	}
 	return r
 }

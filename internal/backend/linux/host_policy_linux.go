@@ -100,10 +100,17 @@ func (e *Engine) buildBaseSpec() helperSpec {
 // expose or hide.
 func (e *Engine) applyLevel(s *helperSpec) {
 	p := e.policy
+	// Shared temp was listed and checked at New, just before the first
+	// configuration; a later one (after a namespace fallback) checks the
+	// list again.
+	sharedTemp := p.View.SharedTemp
+	if e.gen > 1 {
+		sharedTemp = hostview.StillShared(sharedTemp)
+	}
 	e.applyPrivate(s) // host_level_linux.go
 	switch p.Level {
 	case spec.LevelDefault:
-		s.TempRead = hostview.StillShared(p.View.SharedTemp)
+		s.TempRead = sharedTemp
 		s.ListOnly = append(s.ListOnly, hostview.SharedTempDirs...)
 		if e.ns.Mount && p.View.Home != "" {
 			// Only the chosen entries exist there.
@@ -116,7 +123,7 @@ func (e *Engine) applyLevel(s *helperSpec) {
 		}
 		if e.ns.Mount {
 			// Shown inside the private /tmp, as at the default level.
-			s.TempRead = hostview.StillShared(p.View.SharedTemp)
+			s.TempRead = sharedTemp
 		}
 		// Devices stay the allow-list below, at every level.
 		s.Carve = append(s.Carve, carveRule{Path: "/dev"})
