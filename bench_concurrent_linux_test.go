@@ -21,7 +21,7 @@ const concurrentSandboxes = 100
 // once, each running /bin/true as its first command, and reports the p50
 // and p99 of the per-sandbox start-up (New and the first command) and the
 // host memory of an idle sandbox: the resident memory of every helper
-// process (zygote, init, IPC holder) divided by the sandboxes, measured
+// process (the zygote and the sandbox's init) divided by the sandboxes, measured
 // while all of them are up and idle, both as RSS (each process counts the
 // pages it shares with the others, such as the program's text) and as PSS
 // (shared pages split among their users).
@@ -112,7 +112,7 @@ func procKB(pid int, file, key string) int64 {
 
 // BenchmarkIdleSandboxCPU starts 10 sandboxes, lets them sit idle for a
 // second after their first command, and reports the CPU time their helper
-// processes (zygote, init, IPC holder) used meanwhile, per sandbox and
+// processes (the zygote and the init) used meanwhile, per sandbox and
 // second: the price of a sandbox an agent keeps open between commands.
 func BenchmarkIdleSandboxCPU(b *testing.B) {
 	const n = 10

@@ -1,6 +1,7 @@
 package hostview
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,9 @@ var SharedTempDirs = []string{"/tmp", "/var/tmp"}
 
 // SharedTempLimit bounds how many of each shared temporary directory's
 // files a sandbox sees: a backend shows each one on its own (on Linux a
-// bind mount each), which costs time at every start.
+// bind mount each), which costs time at every start. Past it, the most
+// recently changed files are the ones shown: a file someone just wrote for
+// the sandbox to read is never the one left out.
 const SharedTempLimit = 256
 
 // SharedTempFiles lists the files of dirs (SharedTempDirs outside tests)
@@ -36,7 +39,11 @@ func SharedTempFiles(dirs, skip []string) []string {
 		if err != nil {
 			continue
 		}
-		n := 0
+		type file struct {
+			path  string
+			mtime int64
+		}
+		var files []file
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
 			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), "moat-") || slices.Contains(skip, p) {
@@ -46,11 +53,14 @@ func SharedTempFiles(dirs, skip []string) []string {
 			if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o004 == 0 {
 				continue
 			}
-			if n == SharedTempLimit {
-				break
-			}
-			n++
-			out = append(out, p)
+			files = append(files, file{p, fi.ModTime().UnixNano()})
+		}
+		if len(files) > SharedTempLimit {
+			slices.SortStableFunc(files, func(a, b file) int { return cmp.Compare(b.mtime, a.mtime) })
+			files = files[:SharedTempLimit]
+		}
+		for _, f := range files {
+			out = append(out, f.path)
 		}
 	}
 	return out

@@ -3,10 +3,13 @@
 package hostview
 
 import (
+	"fmt"
 	"net"
 	"os"
+	"slices"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestSharedTempFilesLeaveOutLinksAndSockets(t *testing.T) {
@@ -84,5 +87,32 @@ func TestStillShared(t *testing.T) {
 	os.Remove(gone)
 	if got := StillShared(list); len(got) != 1 || got[0] != keep {
 		t.Errorf("StillShared = %q, want only %q", got, keep)
+	}
+}
+
+// Past the limit, the newest files are shown: the one just written for the
+// sandbox is never left out, whatever order the directory lists them in.
+func TestSharedTempFilesKeepsNewest(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for i := range SharedTempLimit + 50 {
+		p := fmt.Sprintf("%s/old-%04d", dir, i)
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh := dir + "/fresh.txt"
+	if err := os.WriteFile(fresh, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := SharedTempFiles([]string{dir}, nil)
+	if len(got) != SharedTempLimit {
+		t.Fatalf("listed %d files, want the limit %d", len(got), SharedTempLimit)
+	}
+	if !slices.Contains(got, fresh) {
+		t.Errorf("the newest file %s was left out", fresh)
 	}
 }

@@ -1,11 +1,11 @@
 package linux
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
-	"os/signal"
+	"runtime"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,43 +13,111 @@ import (
 // initStart is an init that has been forked and boots while the zygote
 // builds the rest of the sandbox.
 type initStart struct {
-	sock        int
-	pid         int // the init's pid in the zygote's PID namespace, which the zygote must reap
-	memoryBytes int64
+	sock int // the zygote's end of its channel to the init
+	pid  int // the init's pid in the zygote's PID namespace, which the zygote must reap
+	args *initArgs
 }
 
-// goAheadSize is the zygote's go-ahead to the init: a 1, the memory limit
-// (8 bytes, little-endian) and the count of moat's own IPv4 TCP listeners.
-const goAheadSize = 10
+// The init is PID 1 of the sandbox: a raw child of the zygote
+// (helper_rawfork_linux.go), which mounts the sandbox's /proc, reaps
+// orphans, kills every other process of the sandbox when asked, and exits
+// when moat's control socket closes, which ends the whole PID namespace.
+// Its two channels are sequenced-packet sockets:
+//   - moat's (initCtrlFD): a request of one byte, initSweep or initQuery,
+//     answered with initReply's encoding (encodeInitReply);
+//   - the zygote's (initZygoteFD): first a go-ahead byte, answered "ok\n"
+//     once /proc is mounted (or why not), then initKill plus what the
+//     memory watch counted, when the sandbox passed its memory limit, and
+//     initRefused when the socket guard refused a new path.
+const (
+	initCtrlFD   = 3
+	initZygoteFD = 4
+
+	initSweep   = 's' // kill every other process, then answer
+	initQuery   = 'q' // only answer
+	initKill    = 'K' // from the zygote: the memory limit was passed
+	initRefused = 'R' // from the zygote: the socket guard has new refusals
+
+	// The first byte of a reply to moat.
+	initReplyKilled   = 1 << 0 // the memory watch killed the sandbox; what it counted follows
+	initReplyRefusals = 1 << 1 // the socket guard has refusals to collect
+)
+
+// initArgs is everything the init needs, prepared before the fork: the
+// child can allocate nothing.
+type initArgs struct {
+	ctrl, zyg, null int // descriptors to move to initCtrlFD, initZygoteFD and 0-2
+	procTarget      *byte
+	procFS          *byte
+	sysPath         *byte
+	chld            uint64 // SIGCHLD's signal set
+	capHdr          unix.CapUserHeader
+	capData         [2]unix.CapUserData
+	failProc        rawMsg
+	failSys         rawMsg
+	failCaps        rawMsg
+	ok              rawMsg
+	req             [1]byte
+	reply           [1 + initDetailMax]byte
+	replyLen        int
+	in              [1 + initDetailMax]byte
+	sigBuf          [128]byte
+	poll            [3]unix.PollFd
+}
+
+// initDetailMax bounds what the init keeps of the memory watch's detail.
+const initDetailMax = 240
 
 // forkInit starts the sandbox's init as the first process of the PID
-// namespace the calling thread unshared, with initSock (moat's control
-// socket for it) as its descriptor 3.
-func forkInit(initSock int, memoryBytes int64) (*initStart, error) {
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+// namespace the calling thread unshared. initSock is moat's control
+// socket for it. The calling thread must be locked.
+func forkInit(initSock int) (*initStart, error) {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(pair[1])
 	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		unix.Close(pair[0])
+		unix.Close(pair[1])
 		return nil, err
 	}
-	defer unix.Close(null)
-	pid, err := syscall.ForkExec("/proc/self/exe", []string{"moat-init"}, &syscall.ProcAttr{
-		Env:   []string{HelperEnv + "=init"},
-		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), uintptr(initSock), uintptr(pair[1])},
-		Sys: &syscall.SysProcAttr{
-			AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN},
-			Pdeathsig:   syscall.SIGKILL,
-		},
-	})
-	if err != nil {
-		unix.Close(pair[0])
-		return nil, fmt.Errorf("start init: %w", err)
+	// Above every descriptor the child moves its channels to.
+	var high [3]int
+	for i, fd := range []int{initSock, pair[1], null} {
+		if high[i], err = unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 64); err != nil {
+			for _, h := range high[:i] {
+				unix.Close(h)
+			}
+			unix.Close(pair[0])
+			unix.Close(pair[1])
+			unix.Close(null)
+			return nil, err
+		}
 	}
-	return &initStart{sock: pair[0], pid: pid, memoryBytes: memoryBytes}, nil
+	unix.Close(pair[1])
+	unix.Close(null)
+	a := &initArgs{
+		ctrl: high[0], zyg: high[1], null: high[2],
+		procTarget: cstr(stagingRoot + "/proc"),
+		procFS:     cstr("proc"),
+		sysPath:    cstr(stagingRoot + "/proc/sys"),
+		chld:       1 << (unix.SIGCHLD - 1),
+		capHdr:     unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3},
+		failProc:   newRawMsg("mount /proc: errno "),
+		failSys:    newRawMsg("read-only /proc/sys: errno "),
+		failCaps:   newRawMsg("drop capabilities: errno "),
+		ok:         newRawMsg("ok\n"),
+	}
+	pid, errno := rawClone(0, initChild, unsafe.Pointer(a))
+	for _, h := range high {
+		unix.Close(h)
+	}
+	if errno != 0 {
+		unix.Close(pair[0])
+		return nil, fmt.Errorf("start init: %w", errno)
+	}
+	return &initStart{sock: pair[0], pid: pid, args: a}, nil
 }
 
 // namespace opens the sandbox's PID namespace, which needs its init to
@@ -63,119 +131,140 @@ func (i *initStart) namespace() (int, error) {
 }
 
 // finish lets the init mount the sandbox's /proc, which it does once the
-// sandbox's root is in place, and waits until it has. ownTCP4 is how many
-// IPv4 TCP sockets of the network namespace are moat's own listeners (the
-// DNS stub, the proxy), which the memory watch need not dump for.
-func (i *initStart) finish(pidns, ownTCP4 int) error {
-	defer unix.Close(i.sock)
-	var goAhead [goAheadSize]byte
-	goAhead[0] = 1
-	binary.LittleEndian.PutUint64(goAhead[1:], uint64(i.memoryBytes))
-	goAhead[9] = byte(ownTCP4)
-	if _, err := unix.Write(i.sock, goAhead[:]); err != nil {
-		return fmt.Errorf("init: %w", err)
+// sandbox's root is in place, and waits until it has. It returns the
+// zygote's channel to the init, for the memory watch.
+func (i *initStart) finish() (int, error) {
+	runtime.KeepAlive(i.args) // the child has its own copy; ours may go after the fork
+	if _, err := unix.Write(i.sock, []byte{1}); err != nil {
+		unix.Close(i.sock)
+		return -1, fmt.Errorf("init: %w", err)
 	}
 	buf := make([]byte, 512)
 	n, _ := unix.Read(i.sock, buf)
 	if n <= 0 || string(buf[:n]) != "ok\n" {
+		unix.Close(i.sock)
 		if n <= 0 {
-			return fmt.Errorf("init exited before it was ready")
+			return -1, fmt.Errorf("init exited before it was ready")
 		}
-		return fmt.Errorf("init: %s", buf[:n])
+		return -1, fmt.Errorf("init: %s", buf[:n])
 	}
-	return nil
+	return i.sock, nil
 }
 
-// initMain is the init role: PID 1 of the sandbox. It mounts the sandbox's
-// /proc, then reaps orphans, kills every other process of the sandbox when
-// moat asks (a sweep, once no command runs), and exits when moat's control
-// socket closes, which ends the whole PID namespace.
-func initMain() int {
-	_ = closeStrayFDs(ctrlFD)
-	// Orphans must be reaped even while we wait on the socket.
-	go reapForever()
-	// Read with raw calls: an *os.File here would close the descriptor
-	// again when collected, by then maybe the runtime's own epoll.
-	var goAhead [goAheadSize]byte
-	if !readFull(statusFD, goAhead[:]) {
+// initChild is the init, in the forked child. It returns its exit code.
+//
+//go:nosplit
+//go:norace
+func initChild(p unsafe.Pointer) int {
+	a := (*initArgs)(p)
+	syscall.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0)
+	syscall.RawSyscall(syscall.SYS_DUP3, uintptr(a.ctrl), initCtrlFD, 0)
+	syscall.RawSyscall(syscall.SYS_DUP3, uintptr(a.zyg), initZygoteFD, 0)
+	for fd := uintptr(0); fd < 3; fd++ {
+		syscall.RawSyscall(syscall.SYS_DUP3, uintptr(a.null), fd, 0)
+	}
+	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, initZygoteFD+1, ^uintptr(0), 0)
+	// The go-ahead: the zygote's new root is built, /proc can be mounted
+	// in it; it becomes the sandbox's /proc when the zygote pivots.
+	if rawRead(initZygoteFD, &a.in[0], len(a.in)) <= 0 {
 		return 125
 	}
-	w := &memoryWatch{limit: int64(binary.LittleEndian.Uint64(goAhead[1:])), ownTCP4: int(goAhead[9])}
-	// The zygote's new root is still being built at stagingRoot; its /proc
-	// becomes the sandbox's /proc when the zygote pivots into it.
-	if err := unix.Mount("proc", stagingRoot+"/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		_, _ = unix.Write(statusFD, []byte(fmt.Sprintf("mount /proc: %v", err)))
-		return 125
+	if e := rawMount(a.procFS, a.procTarget, a.procFS, unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC); e != 0 {
+		return rawFail(initZygoteFD, &a.failProc, e)
 	}
 	// The IPC namespace's limits are the sandbox user's to write (see
 	// newLimitedIPC); Landlock refuses it, and so does this mount.
-	if err := readOnlySysctl(stagingRoot + "/proc/sys"); err != nil {
-		_, _ = unix.Write(statusFD, []byte(fmt.Sprintf("read-only /proc/sys: %v", err)))
-		return 125
+	if e := rawMount(a.sysPath, a.sysPath, nil, unix.MS_BIND|unix.MS_REC); e != 0 {
+		return rawFail(initZygoteFD, &a.failSys, e)
 	}
-	w.openShm(stagingRoot + "/dev/shm")
-	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-	if err := dropCapabilities(); err != nil {
-		_, _ = unix.Write(statusFD, []byte(err.Error()))
-		return 125
+	if e := rawMount(nil, a.sysPath, nil, unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC); e != 0 {
+		return rawFail(initZygoteFD, &a.failSys, e)
 	}
-	_, _ = unix.Write(statusFD, []byte("ok\n"))
-	unix.Close(statusFD)
-	if w.limit > 0 {
-		go w.run()
+	syscall.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_DUMPABLE, 0, 0)
+	if e := rawDropCapabilities(a); e != 0 {
+		return rawFail(initZygoteFD, &a.failCaps, e)
 	}
+	sfd, _, e := syscall.RawSyscall6(unix.SYS_SIGNALFD4, ^uintptr(0), uintptr(unsafe.Pointer(&a.chld)), 8, unix.SFD_NONBLOCK|unix.SFD_CLOEXEC, 0, 0)
+	if e != 0 {
+		return rawFail(initZygoteFD, &a.failCaps, e)
+	}
+	rawWrite(initZygoteFD, &a.ok.b[0], a.ok.n)
+	a.poll[0] = unix.PollFd{Fd: initCtrlFD, Events: unix.POLLIN}
+	a.poll[1] = unix.PollFd{Fd: initZygoteFD, Events: unix.POLLIN}
+	a.poll[2] = unix.PollFd{Fd: int32(sfd), Events: unix.POLLIN}
+	a.replyLen = 1
 	for {
-		var req initRequest
-		fds, err := recvMessage(ctrlFD, &req)
-		closeFDs(fds)
-		if err != nil {
-			return 0 // moat is gone or closed the sandbox: PID 1 exits, the kernel kills the rest
-		}
-		if req.Sweep {
-			_ = unix.Kill(-1, unix.SIGKILL) // every process of the namespace but PID 1
-		}
-		exceeded, detail := w.takeExceeded()
-		if err := sendMessage(ctrlFD, initReply{MemoryExceeded: exceeded, MemoryDetail: detail}, nil); err != nil {
-			return 0
-		}
-	}
-}
-
-// readOnlySysctl binds dir onto itself read-only.
-func readOnlySysctl(dir string) error {
-	if err := unix.Mount(dir, dir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return err
-	}
-	return unix.Mount("", dir, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
-}
-
-// reapForever reaps every child the init inherits: the commands' orphans.
-func reapForever() {
-	sig := make(chan os.Signal, 8)
-	signal.Notify(sig, unix.SIGCHLD)
-	for {
-		for {
-			var ws unix.WaitStatus
-			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-			if pid <= 0 || err != nil {
+		for { // orphans: reaped whenever one ends
+			r, _, _ := syscall.RawSyscall6(syscall.SYS_WAIT4, ^uintptr(0), 0, syscall.WNOHANG, 0, 0, 0)
+			if int(r) <= 0 {
 				break
 			}
 		}
-		<-sig
+		a.poll[0].Revents, a.poll[1].Revents, a.poll[2].Revents = 0, 0, 0
+		_, _, e := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&a.poll[0])), 3, 0, 0, 0, 0)
+		if e != 0 {
+			continue // EINTR
+		}
+		if a.poll[2].Revents != 0 {
+			rawRead(int(sfd), &a.sigBuf[0], len(a.sigBuf))
+		}
+		if a.poll[1].Revents != 0 {
+			n := rawRead(initZygoteFD, &a.in[0], len(a.in))
+			if n > 0 && a.in[0] == initKill {
+				syscall.RawSyscall(syscall.SYS_KILL, ^uintptr(0), uintptr(syscall.SIGKILL), 0)
+				a.reply[0] |= initReplyKilled
+				a.replyLen = 1
+				for i := 1; i < n && i < len(a.reply); i++ {
+					a.reply[i] = a.in[i]
+					a.replyLen++
+				}
+			}
+			if n > 0 && a.in[0] == initRefused {
+				a.reply[0] |= initReplyRefusals
+			}
+			if n <= 0 {
+				a.poll[1].Fd = -1 // the zygote is gone; moat will see to the rest
+			}
+		}
+		if a.poll[0].Revents != 0 {
+			if rawRead(initCtrlFD, &a.req[0], 1) <= 0 {
+				return 0 // moat is gone or closed the sandbox: PID 1 exits, the kernel kills the rest
+			}
+			if a.req[0] == initSweep {
+				syscall.RawSyscall(syscall.SYS_KILL, ^uintptr(0), uintptr(syscall.SIGKILL), 0)
+			}
+			rawWrite(initCtrlFD, &a.reply[0], a.replyLen)
+			a.reply[0], a.replyLen = 0, 1
+		}
 	}
 }
 
-// readFull reads len(b) bytes from fd.
-func readFull(fd int, b []byte) bool {
-	for off := 0; off < len(b); {
-		n, err := unix.Read(fd, b[off:])
-		if err == unix.EINTR {
-			continue
+// rawDropCapabilities is dropCapabilities with raw calls.
+//
+//go:nosplit
+//go:norace
+func rawDropCapabilities(a *initArgs) syscall.Errno {
+	for c := uintptr(0); c <= lastCap; c++ {
+		_, _, e := syscall.RawSyscall(unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, c, 0)
+		if e == syscall.EINVAL {
+			break
 		}
-		if n <= 0 || err != nil {
-			return false
-		}
-		off += n
 	}
-	return true
+	syscall.RawSyscall6(unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0)
+	_, _, e := syscall.RawSyscall(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&a.capHdr)), uintptr(unsafe.Pointer(&a.capData[0])), 0)
+	return e
+}
+
+// decodeInitReply reads the init's answer to moat: a byte saying whether the
+// memory watch killed the sandbox since the last request, and what it
+// counted.
+func decodeInitReply(b []byte) initReply {
+	if len(b) == 0 {
+		return initReply{}
+	}
+	r := initReply{Refusals: b[0]&initReplyRefusals != 0}
+	if b[0]&initReplyKilled != 0 {
+		r.MemoryExceeded, r.MemoryDetail = true, string(b[1:])
+	}
+	return r
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -61,42 +60,24 @@ func clamp(v, lo, hi int64) int64 { return max(lo, min(v, hi)) }
 // its limits for memory limit m. It returns the namespace's descriptor,
 // which each command's thread joins. The calling thread must be locked.
 func newLimitedIPC(m int64) (int, error) {
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-		return -1, err
-	}
-	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
-	if err != nil {
-		unix.Close(p[0])
-		unix.Close(p[1])
-		return -1, err
-	}
 	uid, gid := os.Geteuid(), os.Getegid()
-	// The holder only keeps the namespaces alive until we joined them: it
-	// blocks reading the pipe, whose write end we close afterwards.
+	// The holder only keeps the namespaces alive until we joined them: a
+	// raw child (helper_rawfork_linux.go) that sleeps until killed.
 	// The child's /proc files, its uid_map among them, belong to us only
-	// while it is dumpable, which it inherits from us until it execs. No
-	// command runs yet while the zygote is dumpable for this moment.
+	// while it is dumpable, which it inherits from us. No command runs
+	// yet while the zygote is dumpable for this moment.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
-	pid, err := syscall.ForkExec("/proc/self/exe", []string{"moat-ipc"}, &syscall.ProcAttr{
-		Env:   []string{HelperEnv + "=hold"},
-		Files: []uintptr{uintptr(p[0]), uintptr(null), uintptr(null)},
-		Sys: &syscall.SysProcAttr{
-			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWIPC,
-			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}},
-			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}},
-			Pdeathsig:   syscall.SIGKILL,
-		},
-	})
+	pid, errno := rawClone(unix.CLONE_NEWUSER|unix.CLONE_NEWIPC, holderChild, nil)
+	var err error
+	if errno != 0 {
+		err = errno
+	} else {
+		err = mapHolder(pid, uid, gid)
+	}
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-	unix.Close(p[0])
-	unix.Close(null)
 	defer func() {
-		unix.Close(p[1])
 		if pid > 0 {
-			// Killed, not asked: waiting for its runtime to start and
-			// read the pipe's end would cost the sandbox's start-up
-			// several milliseconds. The namespaces live on in us.
+			// The namespaces live on in us.
 			_ = unix.Kill(pid, unix.SIGKILL)
 			go reapKilled(pid) // off the start-up path
 		}
@@ -122,6 +103,22 @@ func newLimitedIPC(m int64) (int, error) {
 	return fd, nil
 }
 
+// mapHolder maps the holder's user namespace: our user and group are 0
+// there.
+func mapHolder(pid, uid, gid int) error {
+	dir := "/proc/" + strconv.Itoa(pid) + "/"
+	for _, f := range []struct{ file, value string }{
+		{"uid_map", fmt.Sprintf("0 %d 1\n", uid)},
+		{"setgroups", "deny"},
+		{"gid_map", fmt.Sprintf("0 %d 1\n", gid)},
+	} {
+		if err := writeThreadFile(dir+f.file, f.value); err != nil {
+			return fmt.Errorf("%s: %w", f.file, err)
+		}
+	}
+	return nil
+}
+
 // writeThreadFile writes value to file with raw calls on the calling
 // thread, whose namespaces decide what /proc/sys shows.
 func writeThreadFile(file, value string) error {
@@ -132,19 +129,4 @@ func writeThreadFile(file, value string) error {
 	defer unix.Close(fd)
 	_, err = unix.Write(fd, []byte(value))
 	return err
-}
-
-// holdRole blocks until its standard input closes: a process that keeps
-// namespaces alive while another process joins them.
-func holdRole() int {
-	var b [1]byte
-	for {
-		n, err := unix.Read(0, b[:])
-		if err == unix.EINTR {
-			continue
-		}
-		if n <= 0 {
-			return 0
-		}
-	}
 }

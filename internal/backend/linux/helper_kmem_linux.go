@@ -159,8 +159,10 @@ const (
 // net.ipv4.tcp_child_ehash_entries gave it its own: this is most of the
 // memory watch's cost per tick. ownTCP4 are the IPv4 TCP sockets of the
 // namespace that are moat's own listeners (the DNS stub, the proxy): while
-// the namespace has no TCP socket besides them, nothing is dumped.
-func socketBytes(ownTCP4 int) (int64, error) {
+// the namespace has no TCP socket besides them, nothing is dumped. proc is
+// a /proc in which the calling thread exists (the zygote's is the host's,
+// held from before the pivot: the sandbox's /proc does not show it).
+func socketBytes(ownTCP4, proc int) (int64, error) {
 	unixReq := make([]byte, 24) // struct unix_diag_req
 	unixReq[0] = unix.AF_UNIX
 	binary.NativeEndian.PutUint32(unixReq[4:], 0xffffffff) // every state
@@ -177,7 +179,7 @@ func socketBytes(ownTCP4 int) (int64, error) {
 		if family == unix.AF_INET {
 			own = ownTCP4
 		}
-		if n := tcpInUse(family); n >= 0 && n <= own {
+		if n := tcpInUse(proc, family); n >= 0 && n <= own {
 			continue
 		}
 		req := make([]byte, 56) // struct inet_diag_req_v2
@@ -288,16 +290,22 @@ func humanBytes(n int64) string {
 // tcpInUse returns how many TCP sockets of family the calling thread's
 // network namespace has in use, from /proc/thread-self/net/sockstat(6);
 // -1 when that cannot be read, so that the caller counts anyway.
-func tcpInUse(family byte) int {
-	file, label := "/proc/thread-self/net/sockstat", "TCP:"
+func tcpInUse(proc int, family byte) int {
+	file, label := "thread-self/net/sockstat", "TCP:"
 	if family == unix.AF_INET6 {
-		file, label = "/proc/thread-self/net/sockstat6", "TCP6:"
+		file, label = "thread-self/net/sockstat6", "TCP6:"
 	}
-	b, err := os.ReadFile(file)
+	fd, err := unix.Openat(proc, file, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1
 	}
-	return parseInUse(b, label)
+	defer unix.Close(fd)
+	b := make([]byte, 512)
+	n, err := unix.Read(fd, b)
+	if err != nil || n <= 0 {
+		return -1
+	}
+	return parseInUse(b[:n], label)
 }
 
 // parseInUse reads "LABEL inuse N ..." from a sockstat file; -1 when the

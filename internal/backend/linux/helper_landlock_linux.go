@@ -98,6 +98,12 @@ func planRules(s *helperSpec, readDir readDirFunc) []llRule {
 	add(s.DevFiles, dirRead, false)
 	add(s.ListOnly, unix.LANDLOCK_ACCESS_FS_READ_DIR, false)
 	for _, p := range s.TempRead {
+		if _, inside := privateSource(s, p); inside {
+			// A read-only bind inside the private /tmp, whose rule
+			// covers it: a rule per file would cost an open and a call
+			// per shown file in every command's ruleset.
+			continue
+		}
 		rules = append(rules, llRule{Path: p, Access: fsRead, NoFollow: true})
 	}
 	add([]string{s.WorkDir}, all&^unix.LANDLOCK_ACCESS_FS_EXECUTE, true)

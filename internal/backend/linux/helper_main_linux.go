@@ -13,10 +13,7 @@ import (
 //
 //   - "zygote" holds one sandbox: its namespaces and mounts, its Landlock
 //     ruleset and seccomp filter. It forks every command of the sandbox.
-//   - "init" is PID 1 of the sandbox's PID namespace: it reaps orphans and
-//     ends every process of the sandbox when moat goes away.
 //   - "probe" only checks that the namespaces can be created and set up.
-//   - "hold" keeps new namespaces alive until the zygote has joined them.
 const HelperEnv = "_MOAT_HELPER_ROLE"
 
 // Fixed descriptors of the helpers.
@@ -35,10 +32,6 @@ func HelperMain(role string) {
 		probeRole()
 	case "zygote":
 		os.Exit(zygoteMain())
-	case "init":
-		os.Exit(initMain())
-	case "hold":
-		os.Exit(holdRole())
 	}
 	os.Exit(125)
 }

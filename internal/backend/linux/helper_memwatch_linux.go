@@ -3,40 +3,40 @@ package linux
 import (
 	"bytes"
 	"os"
+	"runtime"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// memoryPollInterval is how often the init adds up the sandbox's memory.
+// memoryPollInterval is how often the zygote adds up the sandbox's memory.
 const memoryPollInterval = 50 * time.Millisecond
 
 // memoryWatch bounds the memory of the whole sandbox, which rlimits cannot:
-// RLIMIT_DATA is per process and does not count shared memory. The init,
-// PID 1 of the sandbox's PID namespace and a member of its IPC and network
-// namespaces, sees exactly the sandbox's processes in its /proc, its SysV
-// objects in /proc/sysvipc, its /dev/shm and its sockets. It adds up their
-// resident memory (shared pages included), SysV shared memory, message
-// queues and semaphores, /dev/shm and socket buffers (memoryUse), and
-// once the sum passes the limit it kills every process and removes what
-// would outlive them: SysV objects and the files in /dev/shm. Memory that
-// is both mapped and shared (an attached segment, a mapped /dev/shm file)
-// counts twice, which errs on the side of the limit.
+// RLIMIT_DATA is per process and does not count shared memory. The
+// zygote's watch runs on a thread of its own that joined the sandbox's IPC
+// namespace; after the pivot the zygote's /proc is the sandbox's, and it
+// is a member of its network namespace, so it sees exactly the sandbox's
+// processes, its SysV objects in /proc/sysvipc, its /dev/shm and its
+// sockets. It adds up their resident memory (shared pages included), SysV
+// shared memory, message queues and semaphores, /dev/shm and socket
+// buffers (memoryUse), and once the sum passes the limit it has the init
+// kill every process and removes what would outlive them: SysV objects
+// and the files in /dev/shm. Memory that is both mapped and shared (an
+// attached segment, a mapped /dev/shm file) counts twice, which errs on
+// the side of the limit.
 type memoryWatch struct {
-	limit    int64
-	ownTCP4  int  // IPv4 TCP sockets of the namespace that are moat's listeners
-	shm      int  // the sandbox's /dev/shm, opened before the pivot
-	shmOK    bool // shm is open
-	exceeded atomic.Bool
-	mu       sync.Mutex
-	detail   string // what was counted when the limit was passed
+	limit   int64
+	ownTCP4 int  // IPv4 TCP sockets of the namespace that are moat's listeners
+	shm     int  // the sandbox's /dev/shm
+	shmOK   bool // shm is open
+	ipcFD   int  // the sandbox's IPC namespace, or -1 when the zygote's is it
+	proc    int  // the host's /proc, opened before the pivot, where the watch's thread exists
+	initCh  int  // the zygote's channel to the init, which kills and tells moat
 }
 
-// openShm opens the sandbox's /dev/shm, given by its path under the root
-// being built, so it is counted whatever the init's root is.
+// openShm opens the sandbox's /dev/shm.
 func (w *memoryWatch) openShm(path string) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err == nil {
@@ -51,18 +51,24 @@ func (w *memoryWatch) sample() memoryUse {
 	if w.shmOK {
 		u.posixShm = tmpfsUsed(w.shm)
 	}
-	u.sockets, _ = socketBytes(w.ownTCP4)
+	u.sockets, _ = socketBytes(w.ownTCP4, w.proc)
 	return u
 }
 
+// run watches until the process ends, on a thread of its own.
 func (w *memoryWatch) run() {
+	runtime.LockOSThread() // never unlocked: the thread joins the sandbox's IPC namespace
+	if w.ipcFD >= 0 {
+		if err := unix.Setns(w.ipcFD, unix.CLONE_NEWIPC); err != nil {
+			// Without the namespace the watch would count and clear
+			// the wrong objects: end the sandbox instead.
+			w.kill("memory watch: join the IPC namespace: " + err.Error())
+			return
+		}
+	}
 	for range time.Tick(memoryPollInterval) {
 		if u := w.sample(); u.total() > w.limit {
-			w.mu.Lock()
-			w.detail = u.String()
-			w.mu.Unlock()
-			w.exceeded.Store(true)
-			_ = unix.Kill(-1, unix.SIGKILL)
+			w.kill(u.String())
 			removeSysV()
 			if w.shmOK {
 				clearDir(w.shm)
@@ -71,15 +77,11 @@ func (w *memoryWatch) run() {
 	}
 }
 
-// takeExceeded reports whether the limit was passed since the last call,
-// and what was counted then.
-func (w *memoryWatch) takeExceeded() (bool, string) {
-	if !w.exceeded.Swap(false) {
-		return false, ""
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return true, w.detail
+// kill has the init kill every process of the sandbox, and keep detail
+// (what was counted) for moat.
+func (w *memoryWatch) kill(detail string) {
+	msg := append([]byte{initKill}, detail...)
+	_, _ = unix.Write(w.initCh, msg[:min(len(msg), 1+initDetailMax)])
 }
 
 // clearDir removes everything in the open directory fd.
@@ -95,16 +97,16 @@ func clearDir(fd int) {
 }
 
 // residentBytes adds up VmRSS (anonymous, file and shared memory) of every
-// process in this /proc but our own.
+// process in the sandbox's /proc but the init: moat's, a fork of the
+// zygote whose pages are the zygote's.
 func residentBytes() int64 {
 	names, err := readDirNames("/proc")
 	if err != nil {
 		return 0
 	}
-	self := strconv.Itoa(os.Getpid())
 	var total int64
 	for _, name := range names {
-		if name == self || atoi(name) <= 0 {
+		if name == "1" || atoi(name) <= 0 {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + name + "/status")

@@ -100,7 +100,7 @@ func setupMounts(s *helperSpec, beforePivot func() error) error {
 	}
 	for _, b := range binds {
 		if strings.HasPrefix(b.path, "/dev/") { // granted devices, inside our /dev
-			if err := placeBind(root, b); err != nil {
+			if err := placeBind(root, b, nil); err != nil {
 				return err
 			}
 		}
@@ -276,10 +276,15 @@ func isSandboxDev(p string) bool {
 }
 
 // placeBind creates b's mount point under root and binds the host object
-// there with the flags its kind calls for.
-func placeBind(root string, b bind) error {
+// there with the flags its kind calls for. pt makes the mount points
+// inside private temporary directories; nil makes a tree for this bind.
+func placeBind(root string, b bind, pt *privateTree) error {
 	if b.inPrivate && b.link == "" {
-		return placePrivateBind(root, b) // helper_privatemount_linux.go
+		if pt == nil {
+			pt = newPrivateTree(root)
+			defer pt.close()
+		}
+		return pt.placePrivateBind(b) // helper_privatemount_linux.go
 	}
 	target := root + b.path
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
@@ -291,13 +296,30 @@ func placeBind(root string, b bind) error {
 	if err := makeMountPoint(target, b.dir); err != nil {
 		return err
 	}
-	rec := uintptr(unix.MS_REC)
-	if isUnder(stagingRoot, b.path) {
-		// The new root is being built on this directory: a recursive
-		// bind would copy the new root into itself.
-		rec = 0
+	// The new root is being built on stagingRoot: a recursive bind of a
+	// directory above it would copy the new root into itself.
+	rec := !isUnder(stagingRoot, b.path)
+	if newMountAPI.Load() {
+		mp, err := unix.Open(target, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			return fmt.Errorf("mount point %q: %w", b.path, err)
+		}
+		err = attachClone(b.fd, rec, bindFlags(b.kind), mp) // helper_attach_linux.go
+		unix.Close(mp)
+		switch {
+		case err == nil:
+			return nil
+		case b.optional && errors.Is(err, unix.ENOENT):
+			return nil // removed on the host since it was opened: nothing to show
+		case !errors.Is(err, errOldKernel):
+			return fmt.Errorf("bind onto %q: %w", b.path, err)
+		}
 	}
-	if err := bindFD(b.fd, target, rec); err != nil {
+	var recFlag uintptr
+	if rec {
+		recFlag = unix.MS_REC
+	}
+	if err := bindFD(b.fd, target, recFlag); err != nil {
 		if b.optional && errors.Is(err, unix.ENOENT) {
 			return nil // removed on the host since it was opened: nothing to show
 		}
@@ -492,10 +514,12 @@ func placeAll(root string, binds []bind, maskPaths []string) ([]string, error) {
 		items = append(items, item{path: m})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].path < items[j].path })
+	pt := newPrivateTree(root)
+	defer pt.close()
 	var dirs []string
 	for _, it := range items {
 		if it.bind != nil {
-			if err := placeBind(root, *it.bind); err != nil {
+			if err := placeBind(root, *it.bind, pt); err != nil {
 				return nil, err
 			}
 			continue

@@ -3,6 +3,7 @@ package linux
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -34,61 +35,188 @@ func privateSource(s *helperSpec, p string) (src string, inside bool) {
 	return "", false
 }
 
+// privateTree makes mount points inside the private temporary directories
+// of the new root while it is built. It keeps the directories it walked
+// open, so each path is walked once, and it makes a file mount point as a
+// hard link to one it made before on the same file system: a link costs no
+// inode, where creating and, at Close, deleting one per shown shared-temp
+// file made ext4's inode allocator the largest cost of a start.
+type privateTree struct {
+	root string
+	dirs map[string]int // O_PATH descriptors of walked directories, by path
+	seed map[uint64]int // O_PATH descriptor of a made mount-point file, by mount id
+}
+
+func newPrivateTree(root string) *privateTree {
+	return &privateTree{root: root, dirs: map[string]int{}, seed: map[uint64]int{}}
+}
+
+func (t *privateTree) close() {
+	for _, fd := range t.dirs {
+		unix.Close(fd)
+	}
+	for _, fd := range t.seed {
+		unix.Close(fd)
+	}
+}
+
 // placePrivateBind binds b inside a private temporary directory of the new
-// root at root.
-func placePrivateBind(root string, b bind) error {
-	mp, err := privateMountPoint(root, b.path, b.dir)
+// root.
+func (t *privateTree) placePrivateBind(b bind) error {
+	mp, err := t.mountPoint(b.path, b.dir)
 	if err != nil {
 		if b.optional {
 			return nil // the sandbox's own directory is in the way: left out
 		}
 		return err
 	}
-	rec := uintptr(unix.MS_REC)
-	if isUnder(stagingRoot, b.path) {
-		rec = 0 // see placeBind
+	defer unix.Close(mp)
+	rec := !isUnder(stagingRoot, b.path) // see placeBind
+	flags := bindFlags(b.kind)
+	if b.noExec {
+		flags |= unix.MS_NOEXEC | unix.MS_NODEV
 	}
-	err = bindFD(b.fd, fdPath(mp), rec)
-	unix.Close(mp)
+	err = attachClone(b.fd, rec, flags, mp) // helper_attach_linux.go
+	if errors.Is(err, errOldKernel) {
+		return t.placeClassic(b, mp, rec, flags)
+	}
 	if err != nil {
 		if b.optional && errors.Is(err, unix.ENOENT) {
 			return nil
 		}
 		return fmt.Errorf("bind onto %q: %w", b.path, err)
 	}
+	return nil
+}
+
+// placeClassic binds with mount(2) and then remounts, for kernels before
+// mount_setattr.
+func (t *privateTree) placeClassic(b bind, mp int, rec bool, flags uintptr) error {
+	var recFlag uintptr
+	if rec {
+		recFlag = unix.MS_REC
+	}
+	if err := bindFD(b.fd, fdPath(mp), recFlag); err != nil {
+		if b.optional && errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return fmt.Errorf("bind onto %q: %w", b.path, err)
+	}
 	// The mount's own root now lies at the path: remount it, by descriptor.
-	top, err := openNoFollow(root, b.path, b.dir)
+	top, err := openNoFollow(t.root, b.path, b.dir)
 	if err != nil {
 		return fmt.Errorf("mount point %q: %w", b.path, err)
 	}
 	defer unix.Close(top)
-	flags := bindFlags(b.kind)
-	if b.noExec {
-		flags |= unix.MS_NOEXEC | unix.MS_NODEV
-	}
 	return remount(fdPath(top), flags)
 }
 
 func fdPath(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
 
-// privateMountPoint makes sure a directory (or, when !dir, a regular file)
-// exists at root+path, creating what is missing and removing what is in
-// the way, without following any link, and returns it open with O_PATH.
-func privateMountPoint(root, path string, dir bool) (int, error) {
-	fd, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+// mountPoint makes sure a directory (or, when !dir, a regular file) exists
+// at root+path, creating what is missing and removing what is in the way,
+// without following any link, and returns it open with O_PATH.
+func (t *privateTree) mountPoint(path string, dir bool) (int, error) {
+	parent, name := filepath.Dir(path), filepath.Base(path)
+	pfd, err := t.dir(parent)
+	if err != nil {
+		return -1, fmt.Errorf("mount point %q: %w", path, err)
+	}
+	fd, err := t.child(pfd, name, dir)
+	if err != nil {
+		return -1, fmt.Errorf("mount point %q: %w", path, err)
+	}
+	return fd, nil
+}
+
+// dir returns the directory root+path, made if missing, walked without
+// following links and kept open.
+func (t *privateTree) dir(path string) (int, error) {
+	if fd, ok := t.dirs[path]; ok {
+		return fd, nil
+	}
+	var parent int
+	if path == "/" {
+		fd, err := unix.Open(t.root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			return -1, err
+		}
+		t.dirs[path] = fd
+		return fd, nil
+	}
+	parent, err := t.dir(filepath.Dir(path))
 	if err != nil {
 		return -1, err
 	}
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	for i, name := range parts {
-		next, err := mountPointChild(fd, name, i < len(parts)-1 || dir)
-		unix.Close(fd)
-		if err != nil {
-			return -1, fmt.Errorf("mount point %q: %w", path, err)
-		}
-		fd = next
+	fd, err := t.child(parent, filepath.Base(path), true)
+	if err != nil {
+		return -1, err
 	}
+	t.dirs[path] = fd
 	return fd, nil
+}
+
+// child opens name in parent, as mountPointChild does, making a missing
+// file as a link to this file system's seed: the first file mount point
+// made here, which is nobody's file but moat's.
+func (t *privateTree) child(parent int, name string, dir bool) (int, error) {
+	if dir {
+		return mountPointChild(parent, name, true)
+	}
+	seed, ok := t.seedFor(parent)
+	if ok && unix.Linkat(unix.AT_FDCWD, fdPath(seed), parent, name, unix.AT_SYMLINK_FOLLOW) == nil {
+		return unix.Openat(parent, name, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	}
+	if !ok {
+		nfd, err := unix.Openat(parent, name, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o644)
+		if err == nil {
+			unix.Close(nfd)
+			fd, err := unix.Openat(parent, name, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			if err != nil {
+				return -1, err
+			}
+			if mnt, ok := mountID(fd); ok {
+				if dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0); err == nil {
+					t.seed[mnt] = dup
+				}
+			}
+			return fd, nil
+		}
+	}
+	// The name is taken (by what the sandbox left, or an earlier mount
+	// point), or links are refused here: the long way.
+	return mountPointChild(parent, name, false)
+}
+
+// privateMountPoint makes one mount point under root (see
+// privateTree.mountPoint).
+func privateMountPoint(root, path string, dir bool) (int, error) {
+	t := newPrivateTree(root)
+	defer t.close()
+	return t.mountPoint(path, dir)
+}
+
+// seedFor returns the seed on parent's mount (a link across mounts
+// fails, even on one file system).
+func (t *privateTree) seedFor(parent int) (int, bool) {
+	if len(t.seed) == 0 {
+		return -1, false
+	}
+	mnt, ok := mountID(parent)
+	if !ok {
+		return -1, false
+	}
+	fd, ok := t.seed[mnt]
+	return fd, ok
+}
+
+// mountID returns the id of the mount that holds fd.
+func mountID(fd int) (uint64, bool) {
+	var stx unix.Statx_t
+	if err := unix.Statx(fd, "", unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, unix.STATX_MNT_ID, &stx); err != nil || stx.Mask&unix.STATX_MNT_ID == 0 {
+		return 0, false
+	}
+	return stx.Mnt_id, true
 }
 
 // mountPointChild opens name in the directory parent as a directory (dir)

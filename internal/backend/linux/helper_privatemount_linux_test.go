@@ -78,3 +78,48 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// File mount points after the first are hard links to it, so a start
+// with many shared-temp files allocates one inode; what the sandbox left
+// at a later name is still replaced, never followed or reused.
+func TestPrivateTreeLinksFileMountPoints(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	tmp := filepath.Join(root, "tmp")
+	must(t, os.Mkdir(tmp, 0o700))
+	must(t, os.Symlink(filepath.Join(outside, "f"), filepath.Join(tmp, "b")))
+	pt := newPrivateTree(root)
+	defer pt.close()
+	for _, name := range []string{"a", "b", "c", "d"} {
+		fd, err := pt.mountPoint("/tmp/"+name, false)
+		if err != nil {
+			t.Fatalf("mountPoint %s: %v", name, err)
+		}
+		unix.Close(fd)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("something was created outside: %v", entries)
+	}
+	ino := func(name string) (uint64, uint64) {
+		var st unix.Stat_t
+		if err := unix.Lstat(filepath.Join(tmp, name), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			t.Fatalf("%s is not a regular file: %o", name, st.Mode)
+		}
+		return st.Ino, uint64(st.Nlink)
+	}
+	seed, n := ino("a")
+	if n != 3 {
+		t.Errorf("the seed has %d links, want 3 (a, c, d)", n)
+	}
+	for _, name := range []string{"c", "d"} {
+		if i, _ := ino(name); i != seed {
+			t.Errorf("%s is not a link to the first mount point", name)
+		}
+	}
+	// The planted link was replaced by a file of its own.
+	if i, _ := ino("b"); i == seed {
+		t.Errorf("the name the sandbox had taken became a link to the seed")
+	}
+}

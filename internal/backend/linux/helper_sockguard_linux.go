@@ -60,6 +60,10 @@ type sockGuard struct {
 	mu      sync.Mutex
 	refused []string
 	seen    map[string]bool
+	// notify, when not -1, is the zygote's channel to the init, told of
+	// each new refusal so that moat asks for them only when there are
+	// some (initRefused).
+	notify int
 }
 
 // maxWorkers bounds the threads of atFD: beyond it, a call waits for one
@@ -73,7 +77,7 @@ const maxRefusals = 64
 // openSockGuard prepares the guard. It must run in the sandbox's network
 // namespace before the pivot, while the host's /proc is still there.
 func openSockGuard(grants []fileID) (*sockGuard, error) {
-	g := &sockGuard{proc: -1, selfFD: -1, granted: map[fileID]bool{}, jobs: make(chan func(bool))}
+	g := &sockGuard{proc: -1, selfFD: -1, notify: -1, granted: map[fileID]bool{}, jobs: make(chan func(bool))}
 	for _, id := range grants {
 		g.granted[id] = true
 	}
@@ -136,6 +140,11 @@ func (g *sockGuard) refuse(path string) {
 	}
 	g.seen[path] = true
 	g.refused = append(g.refused, path)
+	if g.notify >= 0 {
+		// Before the caller learns of the refusal, so before its
+		// command can end and moat ask the init.
+		_, _ = unix.Write(g.notify, []byte{initRefused})
+	}
 }
 
 // seccompNotif is struct seccomp_notif; seccompResp is struct

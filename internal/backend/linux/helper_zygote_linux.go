@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -89,8 +90,16 @@ func zygoteMain() int {
 		z.reapInit()
 		return 125
 	}
+	// Building the sandbox left garbage (the spec, the plan, the mount
+	// tree's bookkeeping) that an idle sandbox would keep resident: once
+	// the first commands have started, give it back.
+	time.AfterFunc(idleTrimDelay, debug.FreeOSMemory)
 	return z.serve()
 }
+
+// idleTrimDelay is how long after start-up the zygote returns its unused
+// memory to the host, off the path of the first command.
+const idleTrimDelay = 300 * time.Millisecond
 
 // nsError is a failure to set up the namespaces.
 type nsError struct{ err error }
@@ -161,7 +170,7 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
 		return &nsError{fmt.Errorf("unshare pid namespace: %w", err)}
 	}
-	init, err := forkInit(initSock, s.MemoryBytes)
+	init, err := forkInit(initSock)
 	unix.Close(initSock) // the init has it; if the init dies, moat sees EOF
 	if err != nil {
 		return &nsError{err}
@@ -178,8 +187,8 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		}
 		z.trace.mark("sockguard")
 	}
-	// The network namespace before the mounts: the init's memory watch
-	// must know how many TCP sockets in it are moat's own listeners.
+	// The network namespace before the mounts: the memory watch must
+	// know how many TCP sockets in it are moat's own listeners.
 	if err := bringUpLoopback(); err != nil {
 		return &nsError{fmt.Errorf("network namespace: %w", err)}
 	}
@@ -199,7 +208,19 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 			ownTCP4++
 		}
 	}
-	if err := setupMounts(s, func() error { return init.finish(z.pidnsFD, ownTCP4) }); err != nil {
+	// The host's /proc, for the memory watch: the sandbox's does not show
+	// the zygote, so /proc/thread-self would not resolve there.
+	hostProc, err := unix.Open("/proc", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open /proc: %w", err)
+	}
+	initCh := -1
+	err = setupMounts(s, func() error {
+		var err error
+		initCh, err = init.finish()
+		return err
+	})
+	if err != nil {
 		err = fmt.Errorf("mount namespace: %w", err)
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
 			// The host refuses mounts in user namespaces.
@@ -208,6 +229,16 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		// Anything else (a path that changed while the sandbox was being
 		// built) fails this sandbox, without giving up namespaces.
 		return err
+	}
+	if z.guard != nil {
+		z.guard.notify = initCh
+	}
+	if s.MemoryBytes > 0 {
+		w := &memoryWatch{limit: s.MemoryBytes, ownTCP4: ownTCP4, ipcFD: z.ipcFD, initCh: initCh, proc: hostProc}
+		w.openShm("/dev/shm")
+		go w.run() // helper_memwatch_linux.go
+	} else {
+		unix.Close(hostProc)
 	}
 	z.trace.mark("mounts+init")
 	return nil

@@ -38,6 +38,10 @@ type Engine struct {
 	zmu     sync.Mutex // guards zyg and running; taken before mu
 	zyg     *zygote
 	running int // commands started and not yet waited for
+	// refusalsPending says the init reported new socket-guard refusals,
+	// which SocketRefusals then collects from the zygote; without it,
+	// no round trip is made. Guarded by zmu.
+	refusalsPending bool
 }
 
 // New decides how Policy p is enforced on this host. Missing lists what

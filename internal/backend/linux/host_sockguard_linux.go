@@ -120,9 +120,10 @@ func (e *Engine) SocketRefusals() []string {
 	e.zmu.Lock()
 	defer e.zmu.Unlock()
 	z := e.zyg
-	if z == nil {
+	if z == nil || !e.refusalsPending {
 		return nil
 	}
+	e.refusalsPending = false
 	r, err := z.run(&commandSpec{Refusals: true}, nil)
 	if err != nil {
 		return nil

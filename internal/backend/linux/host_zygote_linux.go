@@ -123,6 +123,7 @@ func (r *Running) Wait() (*os.ProcessState, error) {
 	if e.zyg == r.zyg && r.zyg != nil {
 		// Once no command runs, nothing the sandbox started may live on.
 		reply := r.zyg.askInit(initRequest{Sweep: e.running == 0})
+		e.refusalsPending = e.refusalsPending || reply.Refusals
 		if reply.MemoryExceeded {
 			r.reason = reply.MemoryDetail
 			if r.reason == "" {
@@ -301,11 +302,24 @@ func (z *zygote) askInit(req initRequest) initReply {
 		return r
 	}
 	fd := int(z.initSock.Fd())
-	if sendMessage(fd, req, nil) == nil {
-		got, _ := recvMessage(fd, &r)
-		closeFDs(got)
+	b := []byte{initQuery}
+	if req.Sweep {
+		b[0] = initSweep
 	}
-	return r
+	if _, err := unix.Write(fd, b); err != nil {
+		return r
+	}
+	buf := make([]byte, 1+initDetailMax)
+	for {
+		n, err := unix.Read(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if n > 0 {
+			r = decodeInitReply(buf[:n]) // helper_init_linux.go
+		}
+		return r
+	}
 }
 
 // close ends the sandbox: the init's exit kills every process of its PID

@@ -234,14 +234,20 @@ type proxyHello struct{}
 
 // initRequest asks the sandbox's init to kill every other process of the
 // sandbox (Sweep), or just how things stand; it answers with an initReply.
+// Both travel as bytes (helper_init_linux.go), which the init reads and
+// writes with raw calls.
 type initRequest struct {
-	Sweep bool `json:"sweep,omitempty"`
+	Sweep bool
 }
 
 // initReply says whether the init killed the sandbox because its processes
 // together used more memory than allowed, since the last request.
 type initReply struct {
-	MemoryExceeded bool `json:"memory_exceeded,omitempty"`
-	// MemoryDetail says what the init counted when it passed the limit.
-	MemoryDetail string `json:"memory_detail,omitempty"`
+	MemoryExceeded bool
+	// MemoryDetail says what the memory watch counted when it passed the
+	// limit.
+	MemoryDetail string
+	// Refusals says the socket guard refused new paths, which moat then
+	// collects from the zygote.
+	Refusals bool
 }
