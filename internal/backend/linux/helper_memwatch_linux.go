@@ -118,16 +118,22 @@ func residentBytes() int64 {
 	return total
 }
 
-// statusKB returns the kB value of a /proc/PID/status field.
+// statusKB returns the kB value of a /proc/PID/status field, which must
+// start a line: the first line, Name:, is the process's own choice
+// (prctl(PR_SET_NAME, "VmRSS: 0") fits), and must not be taken for a
+// field.
 func statusKB(status []byte, field string) int64 {
-	i := bytes.Index(status, []byte(field))
-	if i < 0 {
-		return 0
+	for line := range bytes.Lines(status) {
+		rest, ok := bytes.CutPrefix(line, []byte(field))
+		if !ok {
+			continue
+		}
+		f := bytes.Fields(rest)
+		if len(f) == 0 {
+			return 0
+		}
+		n, _ := strconv.ParseInt(string(f[0]), 10, 64)
+		return n
 	}
-	rest := bytes.Fields(status[i+len(field):])
-	if len(rest) == 0 {
-		return 0
-	}
-	n, _ := strconv.ParseInt(string(rest[0]), 10, 64)
-	return n
+	return 0
 }
