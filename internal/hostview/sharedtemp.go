@@ -2,6 +2,7 @@ package hostview
 
 import (
 	"cmp"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,7 @@ var SharedTempDirs = []string{"/tmp", "/var/tmp"}
 // bind mount each), which costs time at every start. Past it, the most
 // recently changed files are the ones shown: a file someone just wrote for
 // the sandbox to read is never the one left out.
-const SharedTempLimit = 256
+const SharedTempLimit = 64
 
 // SharedTempFiles lists the files of dirs (SharedTempDirs outside tests)
 // that a sandbox at the default or permissive level may read: regular
@@ -44,17 +45,22 @@ func SharedTempFiles(dirs, skip []string) []string {
 			mtime int64
 		}
 		var files []file
+		at := openDir(dir) // sharedtemp_linux.go: stat relative to it
 		for _, e := range entries {
+			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), "moat-") {
+				continue
+			}
 			p := filepath.Join(dir, e.Name())
-			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), "moat-") || slices.Contains(skip, p) {
+			if slices.Contains(skip, p) {
 				continue
 			}
-			fi, err := e.Info() // lstat: a link never passes
-			if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o004 == 0 {
+			mode, mtime, ok := at.lstat(e) // a link never passes
+			if !ok || !mode.IsRegular() || mode.Perm()&0o004 == 0 {
 				continue
 			}
-			files = append(files, file{p, fi.ModTime().UnixNano()})
+			files = append(files, file{p, mtime})
 		}
+		at.close()
 		if len(files) > SharedTempLimit {
 			slices.SortStableFunc(files, func(a, b file) int { return cmp.Compare(b.mtime, a.mtime) })
 			files = files[:SharedTempLimit]
@@ -78,4 +84,14 @@ func StillShared(list []string) []string {
 		}
 	}
 	return out
+}
+
+// statEntry is e's mode and modification time by os.DirEntry.Info, which
+// does not follow a link.
+func statEntry(e os.DirEntry) (fs.FileMode, int64, bool) {
+	fi, err := e.Info()
+	if err != nil {
+		return 0, 0, false
+	}
+	return fi.Mode(), fi.ModTime().UnixNano(), true
 }

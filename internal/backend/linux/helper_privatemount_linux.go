@@ -42,13 +42,14 @@ func privateSource(s *helperSpec, p string) (src string, inside bool) {
 // inode, where creating and, at Close, deleting one per shown shared-temp
 // file made ext4's inode allocator the largest cost of a start.
 type privateTree struct {
-	root string
-	dirs map[string]int // O_PATH descriptors of walked directories, by path
-	seed map[uint64]int // O_PATH descriptor of a made mount-point file, by mount id
+	root  string
+	dirs  map[string]int // O_PATH descriptors of walked directories, by path
+	seed  map[uint64]int // O_PATH descriptor of a made mount-point file, by mount id
+	mount map[int]uint64 // the mount id of each directory in dirs, by descriptor
 }
 
 func newPrivateTree(root string) *privateTree {
-	return &privateTree{root: root, dirs: map[string]int{}, seed: map[uint64]int{}}
+	return &privateTree{root: root, dirs: map[string]int{}, seed: map[uint64]int{}, mount: map[int]uint64{}}
 }
 
 func (t *privateTree) close() {
@@ -202,9 +203,12 @@ func (t *privateTree) seedFor(parent int) (int, bool) {
 	if len(t.seed) == 0 {
 		return -1, false
 	}
-	mnt, ok := mountID(parent)
+	mnt, ok := t.mount[parent]
 	if !ok {
-		return -1, false
+		if mnt, ok = mountID(parent); !ok {
+			return -1, false
+		}
+		t.mount[parent] = mnt
 	}
 	fd, ok := t.seed[mnt]
 	return fd, ok
