@@ -82,6 +82,9 @@ func (s *Sandbox) wxLayer() Layer {
 	default:
 		l.Detail = "nothing the sandbox writes can be executed or mapped executable: the working directory, the home, temp and writable grants without x; --build (Config.Build) makes the working directory executable, for go test, make && ./app, venvs and node_modules/.bin"
 	}
+	if p := s.cfg.Python; p != nil && p.AllowPipInstall && p.Venv != "" {
+		l.Detail += "; AllowPipInstall (--allow-pip-install) gives it up for the venv " + p.Venv + ": its site-packages and bin/ are writable and executable, so what is installed there runs"
+	}
 	return l
 }
 

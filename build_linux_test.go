@@ -3,6 +3,7 @@
 package moat_test
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -121,6 +122,31 @@ func TestBuildModeExit126(t *testing.T) {
 		rs := sb.Refusals()
 		if len(rs) != 1 || rs[0].Kind != "exec" || rs[0].Allow != "--build (Config.Build)" {
 			t.Fatalf("refusals = %+v", rs)
+		}
+	}
+}
+
+// Report says when AllowPipInstall gives up write-xor-execute for a venv,
+// and not without it.
+func TestReportNamesPipInstall(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("needs /usr/bin/python3")
+	}
+	v, err := (&moat.VenvManager{}).Create(context.Background(), moat.VenvConfig{
+		Path: filepath.Join(t.TempDir(), "venv"), Python: "/usr/bin/python3", Backend: moat.VenvPython,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, allow := range []bool{false, true} {
+		sb, err := moat.New(moat.Config{Isolation: moat.IsolationDefault, Python: &moat.PythonConfig{Venv: v.Path, AllowPipInstall: allow}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := wxLayer(t, sb)
+		sb.Close()
+		if said := strings.Contains(l.Detail, "AllowPipInstall") && strings.Contains(l.Detail, v.Path); said != allow {
+			t.Errorf("AllowPipInstall=%v: the layer's detail names it = %v: %q", allow, said, l.Detail)
 		}
 	}
 }

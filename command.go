@@ -249,7 +249,7 @@ func (c *Cmd) Start() error {
 }
 
 func (c *Cmd) start() error {
-	env := commandEnv(c.sb.envNow(), c.Env) // env_path.go: TMPDIR as seen inside
+	env := c.sb.cmdEnv(c.Env) // env_path.go: TMPDIR as seen inside
 	dir := c.sb.resolveDir(c.Dir)
 	path, err := c.sb.resolveExecutable(c.Path, dir, env)
 	if err != nil {
@@ -271,7 +271,7 @@ func (c *Cmd) start() error {
 		// The host refused the namespaces after all: the backend has
 		// switched them off and reports it; this command runs without,
 		// unless Strict enforcement refuses what that loses (below).
-		cmd.Env = commandEnv(c.sb.envNow(), c.Env)
+		cmd.Env = c.sb.cmdEnv(c.Env)
 		err = c.launchHelper(cmd, files)
 	}
 	c.io.closeChildEnds()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/netip"
 	"time"
+
+	"github.com/moat-sandbox/moat/ipc"
 )
 
 // Config is the policy of a [Sandbox]. The zero value is the strictest useful
@@ -103,6 +105,19 @@ type Config struct {
 	// writable grants stay never executable. False, the zero value, keeps
 	// write-xor-execute everywhere: nothing the sandbox writes can be run.
 	Build bool
+
+	// Python runs Python with a venv built on the host (python.go): the
+	// venv is readable and executable, writable only with
+	// AllowPipInstall, and MPLBACKEND=Agg is set unless Env sets it. Nil
+	// means nothing Python-specific; PythonCommand then runs python3.
+	Python *PythonConfig
+
+	// IPC holds the host commands the sandbox may call (package ipc):
+	// each registered command becomes an executable first on the
+	// sandbox's PATH whose runs reach its handler in this process, over a
+	// Unix socket that MOAT_IPC_ENDPOINT names. Nil, the zero value, means
+	// none: no shims, no socket, no MOAT_IPC_ENDPOINT.
+	IPC *ipc.Router
 }
 
 // security returns the effective protections.

@@ -120,8 +120,10 @@ func TestImportDirection(t *testing.T) {
 		{"moat never depends on CLI-only packages", ".", true, false, cliOnly},
 		{"internal/cli imports only moat and policy of the module", "./internal/cli/...", false, true,
 			func(imp string) bool {
-				return within(imp, mod) && imp != mod && imp != mod+"/policy" && !within(imp, mod+"/internal/cli")
+				return within(imp, mod) && imp != mod && imp != mod+"/policy" && imp != mod+"/ipc" && !within(imp, mod+"/internal/cli")
 			}},
+		{"ipc depends on nothing else of the module", "./ipc/...", true, false,
+			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/ipc") }},
 		{"backends import nothing above them", "./internal/backend/...", true, false,
 			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},
 		{"policy does not depend on the CLI", "./policy/...", true, false, under(mod+"/internal/cli", mod+"/cmd")},

@@ -20,6 +20,10 @@ func normalize(cfg Config) (Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
+	cfg, err := pythonNormalize(cfg) // python_sandbox.go: the venv's grants
+	if err != nil {
+		return cfg, err
+	}
 	grants, err := mergeGrants(cfg.Grants)
 	if err != nil {
 		return cfg, err

@@ -56,11 +56,25 @@ func (s *Sandbox) baseEnv() []string {
 	for _, kv := range s.cfg.Env.Set {
 		env = mergeEnv(env, kv)
 	}
+	for _, kv := range s.ipcEnv(env) { // ipc_sandbox.go: the shims first on PATH
+		env = mergeEnv(env, kv)
+	}
 	return env
 }
 
 // commandEnv applies a command's own entries over base and strips what must
 // never reach a sandbox.
+// cmdEnv is the environment of a command whose Cmd.Env is extra: the
+// sandbox's, with extra over it, and the IPC shims first on PATH even
+// when extra sets PATH (ipc_sandbox.go).
+func (s *Sandbox) cmdEnv(extra []string) []string {
+	env := commandEnv(s.envNow(), extra)
+	for _, kv := range s.ipcEnv(env) {
+		env = mergeEnv(env, kv)
+	}
+	return env
+}
+
 func commandEnv(base, extra []string) []string {
 	env := append([]string(nil), base...)
 	for _, kv := range extra {

@@ -37,6 +37,9 @@ type Sandbox struct {
 
 	// refused collects what the sandbox was refused, for Refusals.
 	refused refusals
+	// ipc is the IPC server and its directory (ipc_sandbox.go); nil
+	// without Config.IPC.
+	ipc *ipcState
 	// gitSnap is the git control paths of the writable places at start,
 	// checked by Close (gitcontrol.go); nil when there are none.
 	gitSnap *gitSnapshot
@@ -64,14 +67,21 @@ func New(cfg Config) (*Sandbox, error) {
 		s.removeWorkDir()
 		return nil, err
 	}
+	if err := s.startIPC(); err != nil { // ipc_sandbox.go
+		s.proxy.close()
+		s.removeWorkDir()
+		return nil, err
+	}
 	eng, err := s.openBackend() // backend.go
 	if err != nil {
+		s.ipc.close()
 		s.proxy.close()
 		s.removeWorkDir()
 		return nil, err
 	}
 	if missing := eng.Missing(); len(missing) > 0 && cfg.Enforcement == Strict {
 		eng.Close()
+		s.ipc.close()
 		s.proxy.close()
 		s.removeWorkDir()
 		return nil, &UnsupportedError{Missing: missing}
@@ -135,6 +145,9 @@ func (s *Sandbox) Close() error {
 	// Every sandboxed process is dead now.
 	s.checkGit()
 	s.proxy.close() // after the engine, which closes the listeners it served
+	if ipcErr := s.ipc.close(); err == nil {
+		err = ipcErr
+	}
 	if rmErr := s.removeWorkDir(); err == nil {
 		err = rmErr
 	}

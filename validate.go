@@ -47,6 +47,12 @@ func (c Config) Validate() error {
 	if err := checkNetworkConfig(&c); err != nil {
 		return err
 	}
+	if err := validateIPC(c.IPC); err != nil { // ipc_sandbox.go
+		return err
+	}
+	if err := c.Python.validate(); err != nil { // python_sandbox.go
+		return err
+	}
 	for _, g := range c.Grants {
 		if g.Access == 0 || g.Access&^(READ|WRITE|EXEC) != 0 {
 			return &ConfigError{Field: "grant", Value: strconv.Quote(g.Path), Problem: "invalid access " + strconv.Itoa(int(g.Access))}

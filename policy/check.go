@@ -79,6 +79,9 @@ func (c *checker) layer(raw *rawFile) (Layer, error) {
 	if l.Build, err = c.build(raw.Build); err != nil {
 		return l, err
 	}
+	if l.Python, err = c.python(raw.Python); err != nil { // python.go
+		return l, err
+	}
 	return l, nil
 }
 

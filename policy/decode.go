@@ -26,6 +26,7 @@ type rawFile struct {
 	Home         any            `toml:"home"`
 	Env          *rawEnv        `toml:"env"`
 	Build        any            `toml:"build"`
+	Python       *rawPython     `toml:"python"`
 }
 
 // rawSecurity is [security]: moat.SecurityOverrides in kebab-case.

@@ -144,7 +144,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{name: "unknown key names file and line", doc: "network = \"deny\"\n\n# grants\n\n\n\ngrantz = 1\n", want: `moat: config "x.toml": line 7: unknown key "grantz"`},
 		{name: "unknown key in a table", doc: "[security]\nallow-gpu = true\nprotect-everything = true\n", want: `moat: config "x.toml": line 3: unknown key "security.protect-everything"`},
-		{name: "unknown table", doc: "\n[python]\nvenv = \"v\"\n", want: `moat: config "x.toml": line 2: unknown key "python"`},
+		{name: "unknown table", doc: "\n[pyton]\nvenv = \"v\"\n", want: `moat: config "x.toml": line 2: unknown key "pyton"`},
 		{name: "several unknown keys", doc: "a = 1\nb = 2\n", want: `moat: config "x.toml": line 1: unknown key "a" (and 1 more)`},
 		{name: "heel's workdir keep is not a key", doc: "[workdir]\nkeep = true\n", want: `moat: config "x.toml": line 2: unknown key "workdir.keep"`},
 		{name: "syntax error", doc: "network = \n", want: `moat: config "x.toml": line 1: unexpected character U+000A at start of value`},

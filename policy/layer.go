@@ -57,6 +57,8 @@ type Layer struct {
 	// Sockets adds host Unix sockets the sandbox may connect to, as
 	// written (see [moat.Config.Sockets]); not yet resolved.
 	Sockets []string
+	// Python is how moat python builds and uses its venv (python.go).
+	Python Python
 }
 
 // Limits is the resource settings of a layer. A nil field is not set; a

@@ -33,6 +33,8 @@ type Result struct {
 	// Sockets holds the host Unix sockets of every layer, in order, as
 	// written, for [Result.Resolve].
 	Sockets []string
+	// Python is the merged settings of moat python's venv (python.go).
+	Python Python
 
 	// setBy records which layer's source set each scalar key last.
 	setBy map[string]Source
@@ -131,6 +133,7 @@ func Merge(layers ...Layer) (Result, error) {
 		}
 		r.Sockets = append(r.Sockets, l.Sockets...)
 		mergeLimits(&r.Config, &l.Limits, set)
+		mergePython(&r.Python, &l.Python, set) // python.go
 	}
 	for _, p := range order {
 		r.Grants = append(r.Grants, moat.PathRequest{Path: p, Access: access[p]})
@@ -142,6 +145,9 @@ func Merge(layers ...Layer) (Result, error) {
 		return Result{}, err
 	}
 	if err := r.checkNetwork(); err != nil {
+		return Result{}, err
+	}
+	if err := r.checkPython(); err != nil {
 		return Result{}, err
 	}
 	r.Config.Isolation = iso

@@ -68,6 +68,9 @@ func (f *sandboxFlags) layer() policy.Layer {
 		e := moat.BestEffort
 		l.Enforcement = &e
 	}
+	if f.python != nil {
+		l.Python = *f.python
+	}
 	if f.fs.Changed("allow-home-workdir") {
 		l.AllowHomeWorkDir = &f.allowHomeWorkDir
 	}

@@ -35,6 +35,8 @@ type sandboxFlags struct {
 	home string // --home
 
 	sockets []string // --allow-socket
+
+	python *policy.Python // moat python's venv flags (python.go); nil elsewhere
 }
 
 // addSandboxFlags registers the policy flags on fs and returns where their

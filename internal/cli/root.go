@@ -42,7 +42,7 @@ off, and fork bombs, memory bombs and disk fills are stopped.`,
 	root.SetOut(std.out)
 	root.SetErr(std.err)
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newRunCmd(std), newShellCmd(std), newDoctorCmd(std), newVersionCmd(std), newCompletionCmd(std))
+	root.AddCommand(newRunCmd(std), newShellCmd(std), newPythonCmd(std), newDoctorCmd(std), newVersionCmd(std), newCompletionCmd(std), newIPCCmd(std))
 	return root
 }
 

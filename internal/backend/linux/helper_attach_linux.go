@@ -58,6 +58,33 @@ func attachClone(src int, rec bool, flags uintptr, dst int) error {
 	return unix.MoveMount(tree, "", dst, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH)
 }
 
+// attachCloneTop is attachClone of the whole tree at src, submounts
+// included, with flags set on its top mount only: the submounts keep
+// theirs.
+func attachCloneTop(src int, flags uintptr, dst int) error {
+	if !newMountAPI.Load() {
+		return errOldKernel
+	}
+	tree, err := unix.OpenTree(src, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH|unix.AT_RECURSIVE)
+	if errors.Is(err, unix.ENOSYS) {
+		newMountAPI.Store(false)
+		return errOldKernel
+	}
+	if err != nil {
+		return err
+	}
+	defer unix.Close(tree)
+	attr := unix.MountAttr{Attr_set: mountAttrs(flags)}
+	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH, &attr); err != nil {
+		if errors.Is(err, unix.ENOSYS) {
+			newMountAPI.Store(false)
+			return errOldKernel
+		}
+		return err
+	}
+	return unix.MoveMount(tree, "", dst, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH)
+}
+
 // mountAttrs translates classic mount flags to mount_setattr's.
 func mountAttrs(flags uintptr) uint64 {
 	var a uint64

@@ -543,6 +543,9 @@ func placeAll(root string, binds []bind, maskPaths []string) ([]string, error) {
 			return nil, err
 		}
 	}
+	if err := pt.sealParents(binds); err != nil { // helper_privatemount_linux.go
+		return nil, err
+	}
 	return dirs, nil
 }
 

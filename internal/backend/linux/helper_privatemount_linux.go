@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,72 @@ func (t *privateTree) close() {
 	for _, fd := range t.seed {
 		unix.Close(fd)
 	}
+}
+
+// sealParents makes read-only the directories that the tree made inside a
+// private temporary directory only to hold deeper mount points: for a
+// bind at /tmp/a/b/c (a grant, the private home under the state
+// directory, a program run from /tmp/go-build*/, the IPC shims), /tmp/a.
+// The sandbox writes the private /tmp, so it could otherwise rename /tmp/a
+// away, mount point and all, and put a link or a directory of its own in
+// its place: the path would then lead where it chose, and a program run
+// by that path (an IPC shim's exec of the host binary) would be its own.
+// A mount point cannot be renamed, and nothing in a read-only directory
+// can be. The copy made read-only holds the binds beneath it, which keep
+// their own flags.
+func (t *privateTree) sealParents(binds []bind) error {
+	roots := map[string]bool{} // the private temporary directories themselves
+	for _, b := range binds {
+		if b.src != "" && !b.inPrivate {
+			roots[b.path] = true
+		}
+	}
+	bound := map[string]bool{}
+	for _, b := range binds {
+		bound[b.path] = true
+	}
+	seal := map[string]bool{}
+	for _, b := range binds {
+		if !b.inPrivate {
+			continue
+		}
+		for r := range roots {
+			rest, ok := strings.CutPrefix(b.path, r+"/")
+			if !ok {
+				continue
+			}
+			first, _, deeper := strings.Cut(rest, "/")
+			if top := r + "/" + first; deeper && !bound[top] {
+				seal[top] = true
+			}
+		}
+	}
+	dirs := make([]string, 0, len(seal))
+	for d := range seal {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		fd, err := t.dir(d)
+		if err != nil {
+			return fmt.Errorf("seal %q: %w", d, err)
+		}
+		const flags = unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
+		err = attachCloneTop(fd, flags, fd) // helper_attach_linux.go
+		if errors.Is(err, errOldKernel) {
+			if err = bindFD(fd, fdPath(fd), unix.MS_REC); err == nil {
+				var top int
+				if top, err = openNoFollow(t.root, d, true); err == nil {
+					err = remount(fdPath(top), flags)
+					unix.Close(top)
+				}
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("seal %q: %w", d, err)
+		}
+	}
+	return nil
 }
 
 // placePrivateBind binds b inside a private temporary directory of the new

@@ -1,0 +1,519 @@
+// Package venv builds Python virtual environments on the host, where
+// installing packages can reach the network that a sandbox denies. It uses
+// uv when present and the interpreter's own venv module plus pip
+// otherwise, reports progress through a callback, and reuses a venv whose
+// interpreter and package set already match, recorded in a small manifest
+// written atomically inside the venv.
+//
+// It imports nothing of moat's; moat's VenvManager wraps it.
+package venv
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Backend says which tool creates the venv and installs its packages. The
+// zero value is [Auto].
+type Backend int
+
+const (
+	// Auto uses uv when it is on PATH and Python's venv module with pip
+	// otherwise.
+	Auto Backend = iota
+	// UV uses uv, and fails when it is not installed.
+	UV
+	// Python uses the interpreter's venv module and the venv's pip.
+	Python
+)
+
+// String returns "auto", "uv" or "python".
+func (b Backend) String() string {
+	switch b {
+	case UV:
+		return "uv"
+	case Python:
+		return "python"
+	}
+	return "auto"
+}
+
+// ParseBackend parses "auto", "uv" or "python"; "" is auto.
+func ParseBackend(s string) (Backend, error) {
+	switch s {
+	case "", "auto":
+		return Auto, nil
+	case "uv":
+		return UV, nil
+	case "python":
+		return Python, nil
+	}
+	return Auto, fmt.Errorf("want auto, uv or python")
+}
+
+// Index is where packages come from. The zero value is pip's (or uv's)
+// own default index.
+type Index struct {
+	// URL replaces the default index (--index-url); "" keeps it.
+	URL string
+	// FindLinks adds local directories or URLs of distributions
+	// (--find-links); nil adds none.
+	FindLinks []string
+	// NoIndex uses no index at all, only FindLinks (--no-index); false
+	// uses the index.
+	NoIndex bool
+}
+
+// Event is one step of progress. The zero value means nothing.
+type Event struct {
+	// Phase is "reuse", "create", "install" or "done".
+	Phase string
+	// Message is a line for a person: the step, or a line of pip's output.
+	Message string
+	// Done and Total count packages seen by the installer of those asked
+	// for; Total is 0 outside the install phase.
+	Done, Total int
+}
+
+// Spec is what to build. The zero value is not valid: Path is required.
+type Spec struct {
+	// Path is the venv's directory. Required.
+	Path string
+	// Packages are requirement specifiers for pip ("numpy", "pandas>=2");
+	// nil installs nothing.
+	Packages []string
+	// Python is the interpreter, a name looked up on PATH or a path; ""
+	// means python3.
+	Python string
+	// SystemSitePackages lets the venv see the interpreter's own
+	// site-packages (--system-site-packages); false isolates it.
+	SystemSitePackages bool
+	// Backend chooses the tool; the zero value is [Auto].
+	Backend Backend
+	// Index is where packages come from; the zero value is the default
+	// index.
+	Index Index
+	// Progress, when not nil, is called for each step, from the calling
+	// goroutine.
+	Progress func(Event)
+	// LookPath finds programs on the host; nil means exec.LookPath.
+	LookPath func(string) (string, error)
+}
+
+// Env is a venv that exists. The zero value is not valid.
+type Env struct {
+	// Path is the venv's directory, absolute and with links resolved.
+	Path string
+	// Python is the venv's interpreter, Path/bin/python.
+	Python string
+	// Interpreter is the real path of the base interpreter the venv's
+	// bin/python leads to.
+	Interpreter string
+	// Prefix is the base interpreter's installation prefix (the directory
+	// above its bin/).
+	Prefix string
+	// SitePackages are the venv's own site-packages directories.
+	SitePackages []string
+	// Reused is true when Create found the venv already matching and did
+	// no work.
+	Reused bool
+}
+
+// ManifestName is the file inside a venv that records what Create built.
+const ManifestName = ".moat-venv.json"
+
+// Create builds the venv that s describes, or reuses it when its manifest
+// says the interpreter, the package set and the system site-packages
+// switch already match, in which case it runs nothing.
+func Create(ctx context.Context, s Spec) (*Env, error) {
+	if s.Path == "" {
+		return nil, errors.New("moat: venv: no path")
+	}
+	for _, p := range s.Packages {
+		if err := CheckPackage(p); err != nil {
+			return nil, fmt.Errorf("moat: venv: package %q: %v", p, err)
+		}
+	}
+	if err := CheckIndex(s.Index); err != nil {
+		return nil, fmt.Errorf("moat: venv: %v", err)
+	}
+	look := s.LookPath
+	if look == nil {
+		look = exec.LookPath
+	}
+	interp, err := Interpreter(s.Python, look)
+	if err != nil {
+		return nil, err
+	}
+	path, err := filepath.Abs(s.Path)
+	if err != nil {
+		return nil, fmt.Errorf("moat: venv %q: %v", s.Path, err)
+	}
+	want := Manifest{Format: manifestFormat, Interpreter: interp, Packages: PackageSet(s.Packages), SystemSitePackages: s.SystemSitePackages}
+	progress := func(e Event) {
+		if s.Progress != nil {
+			s.Progress(e)
+		}
+	}
+
+	exists, err := checkTarget(path, want)
+	if err != nil {
+		return nil, err
+	}
+	if exists {
+		if m, err := ReadManifest(path); err == nil && m.Equal(want) {
+			env, err := Open(path)
+			if err != nil {
+				return nil, err
+			}
+			env.Reused = true
+			progress(Event{Phase: "reuse", Message: "reusing " + env.Path})
+			return env, nil
+		}
+	}
+	uv, err := chooseBackend(s.Backend, look)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		progress(Event{Phase: "create", Message: "creating " + path})
+		argv := CreateCommand(uv, interp, path, s.SystemSitePackages)
+		if out, err := runTool(ctx, argv); err != nil {
+			return nil, fmt.Errorf("moat: venv %q: creating it with %s failed: %s", path, filepath.Base(argv[0]), out)
+		}
+	}
+	env, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(want.Packages) > 0 {
+		argv := InstallCommand(uv, env.Python, s.Index, want.Packages)
+		total := len(want.Packages)
+		progress(Event{Phase: "install", Message: "installing " + strings.Join(want.Packages, " "), Total: total})
+		done := 0
+		line := func(l string) {
+			if strings.HasPrefix(l, "Collecting ") || strings.HasPrefix(l, "Requirement already satisfied") {
+				if done < total {
+					done++
+				}
+			}
+			progress(Event{Phase: "install", Message: l, Done: done, Total: total})
+		}
+		if out, err := runToolLines(ctx, argv, line); err != nil {
+			return nil, fmt.Errorf("moat: venv %q: installing %s failed: %s", path, strings.Join(want.Packages, " "), out)
+		}
+	}
+	if err := WriteManifest(path, want); err != nil {
+		return nil, err
+	}
+	progress(Event{Phase: "done", Message: "ready " + path})
+	return env, nil
+}
+
+// checkTarget says whether path already holds a venv Create may use: false
+// for a missing path or an empty directory, true for a venv whose system
+// site-packages switch matches; anything else is an error.
+func checkTarget(path string, want Manifest) (bool, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("moat: venv %q: %v", path, bare(err))
+	}
+	if !fi.IsDir() {
+		return false, fmt.Errorf("moat: venv %q: not a directory", path)
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return false, fmt.Errorf("moat: venv %q: %v", path, bare(err))
+	}
+	if len(entries) == 0 {
+		return false, nil
+	}
+	cfg, err := readPyvenvCfg(path)
+	if err != nil {
+		return false, err
+	}
+	if ssp := strings.EqualFold(cfg["include-system-site-packages"], "true"); ssp != want.SystemSitePackages {
+		return false, fmt.Errorf("moat: venv %q: made %s system site-packages, asked %s; remove it or use another path", path, with(ssp), with(want.SystemSitePackages))
+	}
+	if m, err := ReadManifest(path); err == nil && m.Interpreter != want.Interpreter {
+		return false, fmt.Errorf("moat: venv %q: made with the interpreter %s, not %s; remove it or use another path", path, m.Interpreter, want.Interpreter)
+	}
+	return true, nil
+}
+
+func with(b bool) string {
+	if b {
+		return "with"
+	}
+	return "without"
+}
+
+// Open checks that path is a venv (a pyvenv.cfg and bin/python) and
+// describes it.
+func Open(path string) (*Env, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("moat: venv %q: %v", path, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("moat: venv %q: %v", path, bare(err))
+	}
+	if _, err := readPyvenvCfg(real); err != nil {
+		return nil, err
+	}
+	py := filepath.Join(real, "bin", "python")
+	target, err := filepath.EvalSymlinks(py)
+	if err != nil {
+		return nil, fmt.Errorf("moat: venv %q: not a venv: no usable bin/python (%v)", path, bare(err))
+	}
+	fi, err := os.Stat(target)
+	if err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return nil, fmt.Errorf("moat: venv %q: not a venv: bin/python is not an executable file", path)
+	}
+	env := &Env{Path: real, Python: py, Interpreter: target, Prefix: filepath.Dir(filepath.Dir(target))}
+	sp, _ := filepath.Glob(filepath.Join(real, "lib", "python*", "site-packages"))
+	for _, d := range sp {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			env.SitePackages = append(env.SitePackages, d)
+		}
+	}
+	sort.Strings(env.SitePackages)
+	return env, nil
+}
+
+// readPyvenvCfg reads dir/pyvenv.cfg, the file that makes a venv.
+func readPyvenvCfg(dir string) (map[string]string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "pyvenv.cfg"))
+	if err != nil {
+		return nil, fmt.Errorf("moat: venv %q: not a venv: no pyvenv.cfg", dir)
+	}
+	return ParsePyvenvCfg(data), nil
+}
+
+// ParsePyvenvCfg parses the key = value lines of a pyvenv.cfg; keys are
+// lower-cased, other lines ignored.
+func ParsePyvenvCfg(data []byte) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		if k != "" {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}
+
+// Interpreter finds the base interpreter name ("" is python3) with look and
+// returns its real path, links resolved.
+func Interpreter(name string, look func(string) (string, error)) (string, error) {
+	if name == "" {
+		name = "python3"
+	}
+	p := name
+	if !strings.Contains(name, "/") {
+		var err error
+		if p, err = look(name); err != nil {
+			return "", fmt.Errorf("moat: python: %s not found on the host's PATH; install Python 3 or name an interpreter (--python)", name)
+		}
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("moat: python %q: %v", name, bare(err))
+	}
+	abs, err := filepath.Abs(real)
+	if err != nil {
+		return "", fmt.Errorf("moat: python %q: %v", name, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("moat: python %q: not an executable file", name)
+	}
+	return abs, nil
+}
+
+// chooseBackend says whether uv builds the venv: its path, or "" for the
+// interpreter's venv module and pip.
+func chooseBackend(b Backend, look func(string) (string, error)) (string, error) {
+	switch b {
+	case Python:
+		return "", nil
+	case UV:
+		p, err := look("uv")
+		if err != nil {
+			return "", errors.New("moat: venv: uv was asked for (--venv-backend uv) but is not installed on the host's PATH; install it, or use --venv-backend python")
+		}
+		return p, nil
+	}
+	if p, err := look("uv"); err == nil {
+		return p, nil
+	}
+	return "", nil
+}
+
+// CreateCommand is the command that creates a venv at path from interp:
+// uv venv when uv is not "", the interpreter's venv module otherwise.
+func CreateCommand(uv, interp, path string, systemSite bool) []string {
+	var argv []string
+	if uv != "" {
+		// --seed installs pip, as the venv module does, so that
+		// python -m pip works in the venv whichever tool made it.
+		argv = []string{uv, "venv", "--seed", "--python", interp}
+	} else {
+		argv = []string{interp, "-m", "venv"}
+	}
+	if systemSite {
+		argv = append(argv, "--system-site-packages")
+	}
+	return append(argv, "--", path)
+}
+
+// InstallCommand is the command that installs packages into the venv whose
+// interpreter is python: uv pip install when uv is not "", the venv's pip
+// otherwise, with the index options.
+func InstallCommand(uv, python string, idx Index, packages []string) []string {
+	var argv []string
+	if uv != "" {
+		argv = []string{uv, "pip", "install", "--python", python}
+	} else {
+		argv = []string{python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input"}
+	}
+	if idx.URL != "" {
+		argv = append(argv, "--index-url", idx.URL)
+	}
+	for _, l := range idx.FindLinks {
+		argv = append(argv, "--find-links", l)
+	}
+	if idx.NoIndex {
+		argv = append(argv, "--no-index")
+	}
+	return append(append(argv, "--"), packages...)
+}
+
+// runTool runs argv on the host and returns, on failure, what it said.
+func runTool(ctx context.Context, argv []string) (string, error) {
+	return runToolLines(ctx, argv, nil)
+}
+
+// runToolLines runs argv, handing each line of its standard output to
+// line, and returns, on failure, the gist of its standard error.
+func runToolLines(ctx context.Context, argv []string, line func(string)) (string, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	var stdout lineWriter
+	stdout.line = line
+	cmd.Stdout = &stdout
+	err := cmd.Run()
+	stdout.flush()
+	if err != nil {
+		return Gist(stderr.String(), stdout.tail, err), err
+	}
+	return "", nil
+}
+
+// lineWriter splits what it is written into lines for line, and keeps the
+// last few.
+type lineWriter struct {
+	line func(string)
+	buf  []byte
+	tail []string
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.emit(string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+func (w *lineWriter) flush() {
+	if len(w.buf) > 0 {
+		w.emit(string(w.buf))
+		w.buf = nil
+	}
+}
+
+func (w *lineWriter) emit(l string) {
+	l = strings.TrimRight(l, "\r")
+	if strings.TrimSpace(l) == "" {
+		return
+	}
+	if w.line != nil {
+		w.line(l)
+	}
+	w.tail = append(w.tail, l)
+	if len(w.tail) > 5 {
+		w.tail = w.tail[1:]
+	}
+}
+
+// Gist is the one line that says why a tool failed: its ERROR lines, else
+// its last line of standard error, else of standard output, else err; at
+// most 500 bytes, control characters replaced.
+func Gist(stderr string, stdoutTail []string, err error) string {
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "ERROR:") || strings.HasPrefix(l, "error:") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		for _, l := range strings.Split(stderr, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				lines = []string{l}
+			}
+		}
+	}
+	if len(lines) == 0 && len(stdoutTail) > 0 {
+		lines = []string{stdoutTail[len(stdoutTail)-1]}
+	}
+	if len(lines) == 0 {
+		lines = []string{err.Error()}
+	}
+	s := strings.Join(lines, "; ")
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > 500 {
+		s = s[:500] + "..."
+	}
+	return s
+}
+
+// bare drops the operation and path of a *fs.PathError.
+func bare(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// execLookPath finds programs on the host's PATH.
+var execLookPath = exec.LookPath

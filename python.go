@@ -1,0 +1,272 @@
+package moat
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/moat-sandbox/moat/internal/venv"
+)
+
+// VenvBackend is the tool that builds a venv on the host. The zero value
+// is [VenvAuto].
+type VenvBackend int
+
+const (
+	// VenvAuto uses uv when it is on the host's PATH, and the
+	// interpreter's venv module with pip otherwise.
+	VenvAuto VenvBackend = iota
+	// VenvUV uses uv; Create fails when uv is not installed.
+	VenvUV
+	// VenvPython uses the interpreter's venv module and the venv's pip.
+	VenvPython
+)
+
+// String returns "auto", "uv" or "python".
+func (b VenvBackend) String() string { return venv.Backend(b).String() }
+
+// ParseVenvBackend parses "auto", "uv" or "python"; "" is auto.
+func ParseVenvBackend(s string) (VenvBackend, error) {
+	b, err := venv.ParseBackend(s)
+	if err != nil {
+		return VenvAuto, errorf("venv backend %q: %v", s, err)
+	}
+	return VenvBackend(b), nil
+}
+
+// VenvConfig describes a Python virtual environment that [VenvManager]
+// builds on the host. The zero value is a venv with no packages, from the
+// host's python3, in the manager's cache.
+type VenvConfig struct {
+	// Path is the venv's directory. Empty means the manager's cache: one
+	// venv per interpreter, package set and system site-packages switch,
+	// reused by every later Create that asks for the same.
+	Path string
+	// Packages are pip requirement specifiers ("numpy", "pandas>=2").
+	// Nil installs nothing.
+	Packages []string
+	// Python is the base interpreter, a name looked up on the host's PATH
+	// or a path. Empty means python3.
+	Python string
+	// SystemSitePackages lets the venv see the interpreter's own
+	// site-packages (python -m venv --system-site-packages), which is how
+	// a distribution's compiled packages (Debian's python3-numpy) are
+	// reached. False, the zero value, isolates the venv.
+	SystemSitePackages bool
+	// Backend is the tool that builds it. The zero value is [VenvAuto].
+	Backend VenvBackend
+	// IndexURL replaces pip's default index (--index-url). Empty keeps it.
+	IndexURL string
+	// FindLinks are local directories or URLs of distributions
+	// (--find-links). Nil means none.
+	FindLinks []string
+	// NoIndex installs from FindLinks only (--no-index). False uses the
+	// index.
+	NoIndex bool
+	// Mutable says the venv will be used with
+	// [PythonConfig.AllowPipInstall]: a cached venv (Path empty) is then
+	// one of its own, never the one read-only sandboxes reuse, so code
+	// allowed to change it cannot change theirs. False shares the cache.
+	Mutable bool
+}
+
+// VenvProgress is one step of [VenvManager.Create]. The zero value means
+// nothing.
+type VenvProgress struct {
+	// Phase is "reuse", "create", "install" or "done".
+	Phase string
+	// Message is a line for a person: the step, or a line of pip's output.
+	Message string
+	// Done and Total count the requested packages the installer has
+	// reached; Total is 0 outside the install phase.
+	Done, Total int
+}
+
+// VenvManager builds venvs on the host, where installing can reach the
+// network that the sandbox denies. The zero value (and a nil
+// *VenvManager) keeps its cache under the user's cache directory and
+// reports no progress. Its methods are safe for concurrent use; Creates
+// of one cached venv, in any process, take turns (on Unix), so the later
+// ones reuse it.
+type VenvManager struct {
+	// CacheDir holds the venvs of VenvConfigs without a Path. Empty means
+	// moat/venvs under [os.UserCacheDir].
+	CacheDir string
+	// Progress, when not nil, is called for each step of Create.
+	Progress func(VenvProgress)
+}
+
+// Venv is a venv that exists on the host. The zero value is not valid.
+type Venv struct {
+	// Path is the venv's directory, absolute, links resolved.
+	Path string
+	// Python is its interpreter, Path/bin/python.
+	Python string
+	// Reused is true when Create found it already matching and ran
+	// nothing.
+	Reused bool
+}
+
+// Create builds the venv cfg describes, on the host: with uv when present
+// (or asked for), with the interpreter's venv module and pip otherwise, then
+// installs cfg.Packages. It is idempotent: a venv whose recorded
+// interpreter, package set and system site-packages switch match is reused
+// without running anything. A path that holds something other than a venv,
+// a missing interpreter and a failed install are errors; the last carries
+// pip's own message.
+func (m *VenvManager) Create(ctx context.Context, cfg VenvConfig) (*Venv, error) {
+	spec, err := m.spec(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Path == "" {
+		if err := os.MkdirAll(filepath.Dir(spec.Path), 0o700); err != nil {
+			return nil, errorf("venv cache %q: %v", filepath.Dir(spec.Path), err)
+		}
+		unlock, err := lockVenv(spec.Path + ".lock") // python_lock_*.go
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
+	env, err := venv.Create(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &Venv{Path: env.Path, Python: env.Python, Reused: env.Reused}, nil
+}
+
+// VenvPath returns where Create would build cfg: cfg.Path made absolute,
+// or its place in the cache.
+func (m *VenvManager) VenvPath(cfg VenvConfig) (string, error) {
+	spec, err := m.spec(cfg)
+	if err != nil {
+		return "", err
+	}
+	return spec.Path, nil
+}
+
+// spec translates cfg for internal/venv, placing a venv without a path in
+// the cache.
+func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
+	s := venv.Spec{
+		Path:               cfg.Path,
+		Packages:           cfg.Packages,
+		Python:             cfg.Python,
+		SystemSitePackages: cfg.SystemSitePackages,
+		Backend:            venv.Backend(cfg.Backend),
+		Index:              venv.Index{URL: cfg.IndexURL, FindLinks: cfg.FindLinks, NoIndex: cfg.NoIndex},
+	}
+	if m != nil && m.Progress != nil {
+		progress := m.Progress
+		s.Progress = func(e venv.Event) { progress(VenvProgress(e)) }
+	}
+	if s.Path != "" {
+		abs, err := filepath.Abs(s.Path)
+		if err != nil {
+			return s, errorf("venv %q: %v", s.Path, err)
+		}
+		s.Path = abs
+		return s, nil
+	}
+	dir := ""
+	if m != nil {
+		dir = m.CacheDir
+	}
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return s, errorf("venv cache: %v; set VenvManager.CacheDir or a venv path", err)
+		}
+		dir = filepath.Join(base, "moat", "venvs")
+	}
+	extra := ""
+	if cfg.Mutable {
+		extra = "+pip-install"
+	}
+	key, err := venv.KeyOf(s, extra)
+	if err != nil {
+		return s, err
+	}
+	name := key
+	if cfg.Mutable {
+		name += "-pip"
+	}
+	abs, err := filepath.Abs(filepath.Join(dir, name))
+	if err != nil {
+		return s, errorf("venv cache %q: %v", dir, err)
+	}
+	s.Path = abs
+	return s, nil
+}
+
+// PythonConfig runs Python in the sandbox with a venv built on the host.
+// The zero value uses no venv: python3 from the sandbox's PATH, with
+// MPLBACKEND=Agg.
+type PythonConfig struct {
+	// Venv is the directory of a venv that exists on the host, such as
+	// [VenvManager.Create] makes. It must lie outside the working
+	// directory. Inside the sandbox it is readable and executable, never
+	// writable (unless AllowPipInstall), and so is the base interpreter's
+	// installation. Empty means no venv.
+	Venv string
+	// AllowPipInstall makes the venv's site-packages and bin/ writable,
+	// and executable, so pip (or code) may install into it; installing
+	// from an index also needs a network policy that allows it. It gives
+	// up write-xor-execute there, and what the sandbox installs stays in
+	// the venv after it. False, the zero value, keeps the venv read and
+	// execute only.
+	AllowPipInstall bool
+}
+
+// DataSciencePackages are the packages of [PythonDataScience].
+var DataSciencePackages = []string{"numpy", "pandas", "matplotlib", "scikit-learn"}
+
+// PythonDev is heel's python-dev preset: a Config whose venv, built (or
+// reused) from v by m, may be changed by pip in the sandbox
+// (AllowPipInstall). A v without a Path gets a cached venv of its own,
+// kept apart from the read-only ones. Every other field of the Config is
+// its zero value.
+func PythonDev(ctx context.Context, m *VenvManager, v VenvConfig) (Config, error) {
+	v.Mutable = true
+	env, err := m.Create(ctx, v)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Python: &PythonConfig{Venv: env.Path, AllowPipInstall: true}}, nil
+}
+
+// PythonDataScience is heel's data-science preset: a Config whose venv
+// holds [DataSciencePackages] (and v.Packages), with the system's
+// site-packages visible, from m's cache of venvs keyed by their package
+// set, so every run after the first reuses it without installing. Unlike
+// heel's, the venv is read and execute only (no AllowPipInstall), because
+// later runs share it. Every other field of the Config is its zero value.
+func PythonDataScience(ctx context.Context, m *VenvManager, v VenvConfig) (Config, error) {
+	v.Packages = append(append([]string(nil), DataSciencePackages...), v.Packages...)
+	v.SystemSitePackages = true
+	env, err := m.Create(ctx, v)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Python: &PythonConfig{Venv: env.Path}}, nil
+}
+
+// CheckVenvPackage refuses a package specifier that pip would read as an
+// option (a leading "-"), or that is empty or holds a control character.
+func CheckVenvPackage(p string) error {
+	if err := venv.CheckPackage(p); err != nil {
+		return errorf("package %q: %v", p, err)
+	}
+	return nil
+}
+
+// CheckVenvIndex refuses index options pip would misread: an index URL
+// that is not http, https or file, or is given with noIndex, and a
+// find-links entry that is empty or starts with "-".
+func CheckVenvIndex(indexURL string, findLinks []string, noIndex bool) error {
+	if err := venv.CheckIndex(venv.Index{URL: indexURL, FindLinks: findLinks, NoIndex: noIndex}); err != nil {
+		return errorf("%v", err)
+	}
+	return nil
+}
