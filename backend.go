@@ -100,12 +100,13 @@ func specLevel(i Isolation) spec.Level {
 
 // openBackend translates the policy and hands it to this platform's
 // backend (backend_linux.go, backend_other.go).
-func (s *Sandbox) openBackend() (spec.Backend, error) {
+func (s *Sandbox) openBackend(pre prestarted) (spec.Backend, error) {
 	p, err := s.policy()
 	if err != nil {
+		closePrestarted(pre)
 		return nil, err
 	}
-	b, err := newBackend(p)
+	b, err := newBackend(p, pre)
 	if err != nil {
 		return nil, errorf("%w", err)
 	}

@@ -6,11 +6,24 @@ import (
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
+// prestarted is a backend helper started before the policy is known.
+type prestarted = *linux.Spawned
+
+// prestartBackend starts the sandbox's zygote ahead, so that its exec and
+// Go runtime overlap New's own work; nil when it cannot.
+func prestartBackend() prestarted { return linux.Prespawn() }
+
 // newBackend is Linux's backend: Landlock, seccomp, namespaces, cgroups.
-func newBackend(p spec.Policy) (spec.Backend, error) {
+// It owns pre, which it uses or closes.
+func newBackend(p spec.Policy, pre prestarted) (spec.Backend, error) {
 	e, err := linux.New(p)
 	if err != nil {
+		pre.Close()
 		return nil, err
 	}
+	e.Adopt(pre)
 	return e, nil
 }
+
+// closePrestarted ends a helper started ahead that no backend took.
+func closePrestarted(pre prestarted) { pre.Close() }

@@ -51,13 +51,19 @@ type Sandbox struct {
 
 // New checks cfg, creates the working directory if needed, and decides how
 // the policy is enforced on this host. Under [Strict] enforcement it returns
-// an [*UnsupportedError] if the host cannot enforce the policy.
+// an [*UnsupportedError] if the host cannot enforce the policy. On Linux it
+// also starts the sandbox's helper process at once, so that the first
+// command starts sooner; [Sandbox.Close] ends it.
 func New(cfg Config) (*Sandbox, error) {
 	cfg, err := normalize(cfg)
 	if err != nil {
 		return nil, err
 	}
 	s := &Sandbox{cfg: cfg, id: randomID(), running: make(map[*Cmd]struct{})}
+	// The zygote's exec and runtime start while New works out the policy;
+	// openBackend hands it to the backend, and a failure before ends it.
+	pre := prestartBackend() // backend_linux.go
+	defer func() { closePrestarted(pre) }()
 	if err := s.prepareWorkDir(); err != nil {
 		return nil, err
 	}
@@ -72,7 +78,8 @@ func New(cfg Config) (*Sandbox, error) {
 		s.removeWorkDir()
 		return nil, err
 	}
-	eng, err := s.openBackend() // backend.go
+	eng, err := s.openBackend(pre) // backend.go
+	pre = nil                      // the backend's now
 	if err != nil {
 		s.ipc.close()
 		s.proxy.close()

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/creack/pty"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -310,38 +307,5 @@ func clip(s string, n int) string {
 // pythonREPL runs the interactive interpreter on a terminal of its own, as
 // moat shell runs a shell.
 func pythonREPL(std stdio, sb *moat.Sandbox, sigs *forwarder) error {
-	master, slave, ok, err := sb.OpenTerminal()
-	if err == nil && !ok {
-		master, slave, err = pty.Open()
-	}
-	if err != nil {
-		return failf("python: open a terminal: %v", err)
-	}
-	defer master.Close()
-	stopResize := syncSize(std.in, master)
-	defer stopResize()
-	cmd := sb.PythonCommand()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	cmd.Setctty = true
-	err = cmd.Start()
-	slave.Close()
-	if err != nil {
-		return startError(err)
-	}
-	sigs.forwardTo(cmd.Process)
-	restore := makeRaw(std.in)
-	defer restore()
-	output := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(std.out, master)
-		close(output)
-	}()
-	go copyInput(master, std.in)
-	waitErr := cmd.Wait()
-	select {
-	case <-output:
-	case <-time.After(outputDrain):
-		_ = master.SetReadDeadline(time.Now())
-	}
-	return waitErr
+	return runOnTerminal(std, sb, sigs, "python", sb.PythonCommand()) // shell.go
 }

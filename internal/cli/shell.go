@@ -62,25 +62,32 @@ func runShell(std stdio, flags *sandboxFlags, quiet bool, shell string) (err err
 	}
 	defer func() { err = finish(sb, std.err, quiet, err) }()
 
-	// A terminal made inside the sandbox, so the shell finds it by name
-	// (tty, ssh, sudo); a host pty where the sandbox has no /dev/pts.
+	cmd := sb.Command(shell)
+	cmd.Env = []string{"SHELL=" + shell}
+	return runOnTerminal(std, sb, sigs, "shell", cmd)
+}
+
+// runOnTerminal runs cmd on a new terminal whose other side moat connects
+// to its own standard streams, raw, and returns when cmd has ended and its
+// output is drained. The terminal is made inside the sandbox, so the
+// program finds it by name (tty, ssh, sudo); a host pty where the sandbox
+// has no /dev/pts. what names the command in errors.
+func runOnTerminal(std stdio, sb *moat.Sandbox, sigs *forwarder, what string, cmd *moat.Cmd) error {
 	master, slave, ok, err := sb.OpenTerminal()
 	if err == nil && !ok {
 		master, slave, err = pty.Open()
 	}
 	if err != nil {
-		return failf("shell: open a terminal: %v", err)
+		return failf("%s: open a terminal: %v", what, err)
 	}
 	defer master.Close()
 	stopResize := syncSize(std.in, master)
 	defer stopResize()
 
-	cmd := sb.Command(shell)
-	cmd.Env = []string{"SHELL=" + shell}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.Setctty = true
 	err = cmd.Start()
-	slave.Close() // the shell holds it now; its last close ends the output
+	slave.Close() // the command holds it now; its last close ends the output
 	if err != nil {
 		return startError(err)
 	}
@@ -90,7 +97,7 @@ func runShell(std stdio, flags *sandboxFlags, quiet bool, shell string) (err err
 
 	output := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(std.out, master) // ends with EIO once the shell is gone
+		_, _ = io.Copy(std.out, master) // ends with EIO once the command is gone
 		close(output)
 	}()
 	go copyInput(master, std.in)

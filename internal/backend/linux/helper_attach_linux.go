@@ -29,13 +29,29 @@ var errOldKernel = errors.New("the kernel lacks open_tree/mount_setattr/move_mou
 // every mount of the copy. Flags the source's mount is locked with stay
 // set: the call only adds.
 func attachClone(src int, rec bool, flags uintptr, dst int) error {
+	return cloneOnto(src, rec, rec, flags, dst)
+}
+
+// attachCloneTop is attachClone of the whole tree at src, submounts
+// included, with flags set on its top mount only: the submounts keep
+// theirs.
+func attachCloneTop(src int, flags uintptr, dst int) error {
+	return cloneOnto(src, true, false, flags, dst)
+}
+
+// cloneOnto copies the mount at src (with its submounts when withSubs),
+// sets flags on the copy (on every mount of it when onSubs), and moves it
+// onto dst.
+func cloneOnto(src int, withSubs, onSubs bool, flags uintptr, dst int) error {
 	if !newMountAPI.Load() {
 		return errOldKernel
 	}
 	treeFlags := uint(unix.OPEN_TREE_CLONE | unix.OPEN_TREE_CLOEXEC | unix.AT_EMPTY_PATH)
-	attrFlags := uint(unix.AT_EMPTY_PATH)
-	if rec {
+	if withSubs {
 		treeFlags |= unix.AT_RECURSIVE
+	}
+	attrFlags := uint(unix.AT_EMPTY_PATH)
+	if onSubs {
 		attrFlags |= unix.AT_RECURSIVE
 	}
 	tree, err := unix.OpenTree(src, "", treeFlags)
@@ -49,33 +65,6 @@ func attachClone(src int, rec bool, flags uintptr, dst int) error {
 	defer unix.Close(tree)
 	attr := unix.MountAttr{Attr_set: mountAttrs(flags)}
 	if err := unix.MountSetattr(tree, "", attrFlags, &attr); err != nil {
-		if errors.Is(err, unix.ENOSYS) {
-			newMountAPI.Store(false)
-			return errOldKernel
-		}
-		return err
-	}
-	return unix.MoveMount(tree, "", dst, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH)
-}
-
-// attachCloneTop is attachClone of the whole tree at src, submounts
-// included, with flags set on its top mount only: the submounts keep
-// theirs.
-func attachCloneTop(src int, flags uintptr, dst int) error {
-	if !newMountAPI.Load() {
-		return errOldKernel
-	}
-	tree, err := unix.OpenTree(src, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH|unix.AT_RECURSIVE)
-	if errors.Is(err, unix.ENOSYS) {
-		newMountAPI.Store(false)
-		return errOldKernel
-	}
-	if err != nil {
-		return err
-	}
-	defer unix.Close(tree)
-	attr := unix.MountAttr{Attr_set: mountAttrs(flags)}
-	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH, &attr); err != nil {
 		if errors.Is(err, unix.ENOSYS) {
 			newMountAPI.Store(false)
 			return errOldKernel

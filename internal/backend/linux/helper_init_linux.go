@@ -82,23 +82,10 @@ func forkInit(initSock int) (*initStart, error) {
 		unix.Close(pair[1])
 		return nil, err
 	}
-	// Above every descriptor the child moves its channels to.
-	var high [3]int
-	for i, fd := range []int{initSock, pair[1], null} {
-		if high[i], err = unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 64); err != nil {
-			for _, h := range high[:i] {
-				unix.Close(h)
-			}
-			unix.Close(pair[0])
-			unix.Close(pair[1])
-			unix.Close(null)
-			return nil, err
-		}
-	}
-	unix.Close(pair[1])
-	unix.Close(null)
+	defer unix.Close(pair[1])
+	defer unix.Close(null)
 	a := &initArgs{
-		ctrl: high[0], zyg: high[1], null: high[2],
+		ctrl: initSock, zyg: pair[1], null: null,
 		procTarget: cstr(stagingRoot + "/proc"),
 		procFS:     cstr("proc"),
 		sysPath:    cstr(stagingRoot + "/proc/sys"),
@@ -110,9 +97,6 @@ func forkInit(initSock int) (*initStart, error) {
 		ok:         newRawMsg("ok\n"),
 	}
 	pid, errno := rawClone(0, initChild, unsafe.Pointer(a))
-	for _, h := range high {
-		unix.Close(h)
-	}
 	if errno != 0 {
 		unix.Close(pair[0])
 		return nil, fmt.Errorf("start init: %w", errno)
@@ -158,10 +142,18 @@ func (i *initStart) finish() (int, error) {
 func initChild(p unsafe.Pointer) int {
 	a := (*initArgs)(p)
 	syscall.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0)
-	syscall.RawSyscall(syscall.SYS_DUP3, uintptr(a.ctrl), initCtrlFD, 0)
-	syscall.RawSyscall(syscall.SYS_DUP3, uintptr(a.zyg), initZygoteFD, 0)
+	// Copies above every descriptor involved first, so that moving one
+	// to its place never overwrites another. Here, in the child, which
+	// alone uses its descriptor table: growing the table of the zygote,
+	// whose threads share one, waits for an RCU grace period (10 ms).
+	above := uintptr(max(a.ctrl, a.zyg, a.null, initZygoteFD) + 1)
+	ctrl, _, _ := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(a.ctrl), syscall.F_DUPFD, above)
+	zyg, _, _ := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(a.zyg), syscall.F_DUPFD, above)
+	null, _, _ := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(a.null), syscall.F_DUPFD, above)
+	syscall.RawSyscall(syscall.SYS_DUP3, ctrl, initCtrlFD, 0)
+	syscall.RawSyscall(syscall.SYS_DUP3, zyg, initZygoteFD, 0)
 	for fd := uintptr(0); fd < 3; fd++ {
-		syscall.RawSyscall(syscall.SYS_DUP3, uintptr(a.null), fd, 0)
+		syscall.RawSyscall(syscall.SYS_DUP3, null, fd, 0)
 	}
 	syscall.RawSyscall(unix.SYS_CLOSE_RANGE, initZygoteFD+1, ^uintptr(0), 0)
 	// The go-ahead: the zygote's new root is built, /proc can be mounted

@@ -27,13 +27,15 @@ func newTracer(startUnixNano int64) *tracer {
 }
 
 // mark ends the phase called name.
-func (t *tracer) mark(name string) {
+func (t *tracer) mark(name string) { t.markAt(name, time.Now()) }
+
+// markAt ends the phase called name at when.
+func (t *tracer) markAt(name string, when time.Time) {
 	if t.start.IsZero() {
 		return
 	}
-	now := time.Now()
-	t.parts = append(t.parts, fmt.Sprintf("%s %.2fms", name, float64(now.Sub(t.last).Microseconds())/1000))
-	t.last = now
+	t.parts = append(t.parts, fmt.Sprintf("%s %.2fms", name, float64(when.Sub(t.last).Microseconds())/1000))
+	t.last = when
 }
 
 // line renders the trace.

@@ -55,7 +55,9 @@ func zygoteMain() int {
 		writeStatus(statusFD, status{Error: fmt.Sprintf("close inherited descriptors: %v", err), Code: 125})
 		return 125
 	}
+	unix.Close(zygoteFDTable - 1) // only there to size the table (bigTable)
 	var spec helperSpec
+	ready := time.Now() // a zygote spawned ahead then waits for its spec
 	fds, err := recvMessage(ctrlFD, &spec)
 	if err != nil {
 		writeStatus(statusFD, status{Error: fmt.Sprintf("reading sandbox spec: %v", err), Code: 125})
@@ -63,7 +65,8 @@ func zygoteMain() int {
 	}
 	z.spec = spec
 	z.trace = newTracer(spec.TraceStart)
-	z.trace.mark("clone+exec+runtime")
+	z.trace.markAt("clone+exec+runtime", ready)
+	z.trace.mark("spec")
 	if err := z.build(fds); err != nil {
 		var ne *nsError
 		var re *redirectedError

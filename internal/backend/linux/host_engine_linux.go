@@ -38,6 +38,9 @@ type Engine struct {
 	zmu     sync.Mutex // guards zyg and running; taken before mu
 	zyg     *zygote
 	running int // commands started and not yet waited for
+	// pending is a zygote spawned ahead (Adopt), used by the first start
+	// that fits it. Guarded by zmu.
+	pending *Spawned
 	// refusalsPending says the init reported new socket-guard refusals,
 	// which SocketRefusals then collects from the zygote; without it,
 	// no round trip is made. Guarded by zmu.
@@ -158,6 +161,10 @@ func (e *Engine) Close() error {
 	e.closed = true
 	e.mu.Unlock()
 	e.closeZygote()
+	e.zmu.Lock()
+	e.pending.Close()
+	e.pending = nil
+	e.zmu.Unlock()
 	e.control.cleanup()
 	e.mu.Lock()
 	if e.hostLn != nil {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/moat-sandbox/moat/internal/cgroup"
 	"github.com/moat-sandbox/moat/internal/spec"
 	"golang.org/x/sys/unix"
 )
@@ -185,8 +186,108 @@ func (e *Engine) closeZygote() {
 	}
 }
 
-// startZygote starts the zygote and waits until the sandbox is built.
+// startZygote starts the zygote and waits until the sandbox is built. A
+// zygote spawned ahead (Adopt) is used when it fits.
 func (e *Engine) startZygote(hs helperSpec, useNS bool) (*zygote, error) {
+	sp := e.pending.take()
+	e.pending = nil
+	if sp != nil && sp.useNS != useNS {
+		sp.close() // spawned for namespaces the engine does not use now
+		sp = nil
+	}
+	if sp == nil {
+		var err error
+		if sp, err = spawnZygote(useNS, e.cg); err != nil {
+			return nil, err
+		}
+	} else if hs.TraceStart != 0 {
+		hs.TraceStart = sp.started.UnixNano() // the clone was earlier
+	}
+	defer sp.statusR.Close()
+	z := sp.z
+	if e.cg != nil {
+		if err := e.cg.Add(z.proc.Process.Pid); err != nil {
+			z.close()
+			return nil, &spec.StartError{Code: 125, Msg: fmt.Sprintf("cgroup: %v", err)}
+		}
+	}
+	return e.finishZygote(z, sp.statusR, hs, useNS)
+}
+
+// spawned is a zygote process waiting for its spec.
+type spawned struct {
+	z       *zygote
+	statusR *os.File
+	useNS   bool
+	started time.Time
+}
+
+func (sp *spawned) close() {
+	sp.z.close()
+	sp.statusR.Close()
+}
+
+// Spawned is a zygote being started ahead of its sandbox, on the spawner
+// thread, while moat works out the policy: its clone, exec and Go runtime
+// overlap that work, and it then waits for the sandbox's spec. The zero
+// value is not usable (Prespawn returns one); a nil *Spawned is valid and
+// does nothing.
+type Spawned struct {
+	done chan struct{}
+	sp   *spawned // when done: the zygote, or nil if it could not start
+}
+
+// Prespawn starts a zygote ahead of the sandbox it will build, in the
+// namespaces the host allows, for [Engine.Adopt]. If it cannot start, the
+// engine starts one itself when needed, and reports why.
+func Prespawn() *Spawned {
+	s := &Spawned{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		if sp, err := spawnZygote(Probe().UserNS, nil); err == nil {
+			s.sp = sp
+		}
+	}()
+	return s
+}
+
+// take waits for the zygote and returns it, or nil.
+func (s *Spawned) take() *spawned {
+	if s == nil {
+		return nil
+	}
+	<-s.done
+	sp := s.sp
+	s.sp = nil
+	return sp
+}
+
+// Close ends a zygote that was never adopted, or adopted and not used.
+func (s *Spawned) Close() {
+	if sp := s.take(); sp != nil {
+		sp.close()
+	}
+}
+
+// Adopt gives the engine a zygote spawned ahead; the engine owns it from
+// now on, and closes it if it does not fit.
+func (e *Engine) Adopt(sp *Spawned) {
+	if sp == nil {
+		return
+	}
+	e.zmu.Lock()
+	defer e.zmu.Unlock()
+	if e.pending != nil || e.zyg != nil {
+		sp.Close()
+		return
+	}
+	e.pending = sp
+}
+
+// spawnZygote starts a zygote process, in namespaces when useNS, in the
+// cgroup cg when it can be placed there at the clone; it waits for its
+// spec.
+func spawnZygote(useNS bool, cg *cgroup.Group) (*spawned, error) {
 	ctrl, ctrlChild, err := seqpacketPair("moat-zygote")
 	if err != nil {
 		return nil, err
@@ -197,34 +298,53 @@ func (e *Engine) startZygote(hs helperSpec, useNS bool) (*zygote, error) {
 		ctrlChild.Close()
 		return nil, err
 	}
-	defer statusR.Close()
 	z := &zygote{ctrl: ctrl, proc: &exec.Cmd{
 		Path:        "/proc/self/exe",
 		Args:        []string{"moat-zygote"},
 		Env:         []string{HelperEnv + "=zygote"},
-		ExtraFiles:  []*os.File{ctrlChild, statusW},
+		ExtraFiles:  bigTable(ctrlChild, statusW),
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}}
 	if useNS {
 		z.proc.SysProcAttr = namespaceAttr(zygoteFlags)
 	}
-	if e.cg != nil && e.cg.V2FD() >= 0 && clone3Works() {
+	if cg != nil && cg.V2FD() >= 0 && clone3Works() {
 		z.proc.SysProcAttr.UseCgroupFD = true
-		z.proc.SysProcAttr.CgroupFD = e.cg.V2FD()
+		z.proc.SysProcAttr.CgroupFD = cg.V2FD()
 	}
+	started := time.Now()
 	err = startOnSpawner(z.proc)
 	ctrlChild.Close()
 	statusW.Close()
 	if err != nil {
 		ctrl.Close()
+		statusR.Close()
 		return nil, &spawnError{err}
 	}
-	if e.cg != nil {
-		if err := e.cg.Add(z.proc.Process.Pid); err != nil {
-			z.close()
-			return nil, &spec.StartError{Code: 125, Msg: fmt.Sprintf("cgroup: %v", err)}
-		}
-	}
+	return &spawned{z: z, statusR: statusR, useNS: useNS, started: started}, nil
+}
+
+// zygoteFDTable is how many descriptors the zygote's table holds from its
+// start: building a sandbox holds one per bind (a shared-temp file each)
+// at once. The kernel grows the table of a process whose threads share it
+// only after an RCU grace period (10 ms here), and a Go program always has
+// several threads; so the zygote is started with a descriptor at the
+// table's last place, which the child sets up before exec, alone, and the
+// zygote closes at once (closeStrayFDs), leaving the table that large.
+const zygoteFDTable = 512
+
+// bigTable is ExtraFiles that puts ctrl and status at descriptors 3 and 4
+// and a copy of ctrl at zygoteFDTable-1, every descriptor between closed.
+func bigTable(ctrl, status *os.File) []*os.File {
+	files := make([]*os.File, zygoteFDTable-3)
+	files[0], files[1], files[len(files)-1] = ctrl, status, ctrl
+	return files
+}
+
+// finishZygote sends the spawned zygote its spec and waits until the
+// sandbox is built.
+func (e *Engine) finishZygote(z *zygote, statusR *os.File, hs helperSpec, useNS bool) (*zygote, error) {
+	var err error
 	var initChild *os.File
 	var send []int
 	if useNS {
@@ -234,7 +354,7 @@ func (e *Engine) startZygote(hs helperSpec, useNS bool) (*zygote, error) {
 		}
 		send = []int{int(initChild.Fd())}
 	}
-	err = sendMessage(int(ctrl.Fd()), &hs, send)
+	err = sendMessage(int(z.ctrl.Fd()), &hs, send)
 	if initChild != nil {
 		initChild.Close()
 	}
