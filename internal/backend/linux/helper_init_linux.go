@@ -56,6 +56,7 @@ type initArgs struct {
 	failProc        rawMsg
 	failSys         rawMsg
 	failCaps        rawMsg
+	failSignal      rawMsg
 	ok              rawMsg
 	req             [1]byte
 	reply           [1 + initDetailMax]byte
@@ -94,6 +95,7 @@ func forkInit(initSock int) (*initStart, error) {
 		failProc:   newRawMsg("mount /proc: errno "),
 		failSys:    newRawMsg("read-only /proc/sys: errno "),
 		failCaps:   newRawMsg("drop capabilities: errno "),
+		failSignal: newRawMsg("signalfd: errno "),
 		ok:         newRawMsg("ok\n"),
 	}
 	pid, errno := rawClone(0, initChild, unsafe.Pointer(a))
@@ -178,7 +180,7 @@ func initChild(p unsafe.Pointer) int {
 	}
 	sfd, _, e := syscall.RawSyscall6(unix.SYS_SIGNALFD4, ^uintptr(0), uintptr(unsafe.Pointer(&a.chld)), 8, unix.SFD_NONBLOCK|unix.SFD_CLOEXEC, 0, 0)
 	if e != 0 {
-		return rawFail(initZygoteFD, &a.failCaps, e)
+		return rawFail(initZygoteFD, &a.failSignal, e)
 	}
 	rawWrite(initZygoteFD, &a.ok.b[0], a.ok.n)
 	a.poll[0] = unix.PollFd{Fd: initCtrlFD, Events: unix.POLLIN}
