@@ -86,6 +86,12 @@ func run(t *testing.T, sb *moat.Sandbox, dir string, argv ...string) result {
 	t.Helper()
 	c := sb.Command(argv[0], argv[1:]...)
 	c.Dir = dir
+	return runCmd(t, c, strings.Join(argv, " "))
+}
+
+// runCmd runs c, collecting its output; label names it in the log.
+func runCmd(t *testing.T, c *moat.Cmd, label string) result {
+	t.Helper()
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
 	start := time.Now()
@@ -98,7 +104,7 @@ func run(t *testing.T, sb *moat.Sandbox, dir string, argv ...string) result {
 	case err != nil:
 		r.Code = -1
 	}
-	t.Logf("%s (%.1fs): code %d", strings.Join(argv, " "), time.Since(start).Seconds(), r.Code)
+	t.Logf("%s (%.1fs): code %d", label, time.Since(start).Seconds(), r.Code)
 	return r
 }
 

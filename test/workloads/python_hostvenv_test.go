@@ -5,7 +5,6 @@ package workloads_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -38,19 +37,7 @@ func hostVenv(t *testing.T, systemSite bool) *moat.Venv {
 // pyRun runs the sandbox's Python (Sandbox.PythonCommand) with args.
 func pyRun(t *testing.T, sb *moat.Sandbox, args ...string) result {
 	t.Helper()
-	c := sb.PythonCommand(args...)
-	var out bytes.Buffer
-	c.Stdout, c.Stderr = &out, &out
-	err := c.Run()
-	r := result{Out: out.String(), Err: err}
-	var ee *moat.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.Code = ee.StatusCode()
-	case err != nil:
-		r.Code = -1
-	}
-	return r
+	return runCmd(t, sb.PythonCommand(args...), "python "+strings.Join(args, " "))
 }
 
 // A venv built on the host serves the sandbox in both modes: its package

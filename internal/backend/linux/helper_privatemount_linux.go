@@ -256,14 +256,6 @@ func (t *privateTree) child(parent int, name string, dir bool) (int, error) {
 	return mountPointChild(parent, name, false)
 }
 
-// privateMountPoint makes one mount point under root (see
-// privateTree.mountPoint).
-func privateMountPoint(root, path string, dir bool) (int, error) {
-	t := newPrivateTree(root)
-	defer t.close()
-	return t.mountPoint(path, dir)
-}
-
 // seedFor returns the seed on parent's mount (a link across mounts
 // fails, even on one file system).
 func (t *privateTree) seedFor(parent int) (int, bool) {

@@ -123,3 +123,10 @@ func TestPrivateTreeLinksFileMountPoints(t *testing.T) {
 		t.Errorf("the name the sandbox had taken became a link to the seed")
 	}
 }
+
+// privateMountPoint makes one mount point, as the first bind of a tree does.
+func privateMountPoint(root, path string, dir bool) (int, error) {
+	t := newPrivateTree(root)
+	defer t.close()
+	return t.mountPoint(path, dir)
+}

@@ -213,9 +213,11 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 	}
 	// The host's /proc, for the memory watch: the sandbox's does not show
 	// the zygote, so /proc/thread-self would not resolve there.
-	hostProc, err := unix.Open("/proc", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("open /proc: %w", err)
+	hostProc := -1
+	if s.MemoryBytes > 0 {
+		if hostProc, err = unix.Open("/proc", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+			return fmt.Errorf("open /proc: %w", err)
+		}
 	}
 	initCh := -1
 	err = setupMounts(s, func() error {
@@ -240,8 +242,6 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		w := &memoryWatch{limit: s.MemoryBytes, ownTCP4: ownTCP4, ipcFD: z.ipcFD, initCh: initCh, proc: hostProc}
 		w.openShm("/dev/shm")
 		go w.run() // helper_memwatch_linux.go
-	} else {
-		unix.Close(hostProc)
 	}
 	z.trace.mark("mounts+init")
 	return nil
