@@ -118,6 +118,42 @@ type Config struct {
 	// Unix socket that MOAT_IPC_ENDPOINT names. Nil, the zero value, means
 	// none: no shims, no socket, no MOAT_IPC_ENDPOINT.
 	IPC *ipc.Router
+
+	// Deny lists absolute, clean paths the sandbox may neither read,
+	// write nor execute, even where the isolation level or a grant of a
+	// parent would expose them: access fails with EACCES (Landlock), not
+	// as an empty directory. A grant of a path inside a denied one, or of
+	// the path itself, wins, so a read grant restores one file of a denied
+	// directory. A denied path that does not exist when [New] runs cannot
+	// be created by the sandbox, and is not readable if the host creates
+	// it later. Nil denies nothing beyond the protections.
+	Deny []string
+
+	// ReadOnly lists absolute, clean paths inside writable places (the
+	// working directory, writable grants) that stay readable but not
+	// writable, as the git control paths are. A path that does not exist
+	// is not created on the host; the sandbox cannot create it either.
+	// Nil adds nothing beyond the control paths moat always protects.
+	ReadOnly []string
+
+	// Seal lists absolute, clean directories whose entries created after
+	// [New] (by the host or by anyone else) are neither readable nor
+	// writable by the sandbox; entries that exist at New keep the access
+	// the rest of the configuration gives them. Policy documents seal the
+	// directories where a deny pattern could match a new entry. Nil seals
+	// nothing.
+	Seal []string
+
+	// VirtualFiles maps absolute paths to read-only contents that the
+	// sandbox sees at those paths, over whatever the host has there.
+	// They exist only inside the sandbox's mount namespace and are never
+	// written to the host, so they need namespaces: without them New
+	// fails. Nil adds none.
+	VirtualFiles map[string]string
+
+	// HideProc leaves /proc out of the sandbox. False, the zero value,
+	// mounts a /proc of the sandbox's own PID namespace.
+	HideProc bool
 }
 
 // security returns the effective protections.

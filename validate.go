@@ -47,6 +47,9 @@ func (c Config) Validate() error {
 	if err := checkNetworkConfig(&c); err != nil {
 		return err
 	}
+	if err := validateFilesystemPolicy(&c); err != nil { // filesystem_policy.go
+		return err
+	}
 	if err := validateIPC(c.IPC); err != nil { // ipc_sandbox.go
 		return err
 	}
