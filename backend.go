@@ -26,6 +26,11 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 		// workdir.go
 		Private:  spec.Private{Tmp: s.privateTmp(), VarTmp: s.privateVarTmp(), Home: s.privateHome()},
 		AllowGPU: cfg.security().AllowGPU,
+		// security.go: the device classes besides the GPU.
+		AllowNPU:      cfg.security().AllowNPU,
+		AllowHardware: cfg.security().AllowHardware,
+		// macOS: the consent-guarded folders (internal/sbpl).
+		AllowTCCPrompts: cfg.security().AllowTCCPrompts,
 		Limits: spec.Limits{
 			MemoryBytes:   cfg.Limits.MemoryBytes,
 			CPUSeconds:    cfg.Limits.CPUSeconds,
@@ -61,6 +66,10 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 		p.Network.ProxyPort, p.Network.ServeProxy = s.proxy.port, s.proxy.serve
 	}
 	p.Network.DNSQuery = s.dnsRefuser() // dnsrefusal.go
+	p.HostNetwork = IsHostNetwork(cfg.Network)
+	if p.FS, err = s.fsPolicy(); err != nil { // filesystem_spec.go
+		return p, err
+	}
 	scratch, err := s.prepareBuild()
 	if err != nil {
 		return p, err
@@ -84,7 +93,7 @@ func (s *Sandbox) homeView() spec.View {
 	for _, g := range s.cfg.Grants {
 		in.Granted = append(in.Granted, g.Path)
 	}
-	return hostview.View(in)
+	return s.protectStateRoot(hostview.View(in)) // controljournal.go
 }
 
 // specLevel is an Isolation as the backends know it.
@@ -107,6 +116,10 @@ func (s *Sandbox) openBackend(pre prestarted) (spec.Backend, error) {
 		return nil, err
 	}
 	b, err := newBackend(p, pre)
+	var use *UnsupportedSettingError // unsupported_setting.go: already moat's
+	if errors.As(err, &use) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, errorf("%w", err)
 	}
@@ -118,10 +131,14 @@ func (s *Sandbox) openBackend(pre prestarted) (spec.Backend, error) {
 func (s *Sandbox) report() Report {
 	sr := s.backend.Report()
 	r := Report{Platform: sr.Platform, Enforcement: s.cfg.Enforcement, Gaps: sr.Gaps}
+	own := false // a backend that cannot hold write-xor-execute says so itself
 	for _, l := range sr.Layers {
 		r.Layers = append(r.Layers, Layer(l))
+		own = own || l.Name == s.wx.Name
 	}
-	r.Layers = append(r.Layers, s.wx)
+	if !own {
+		r.Layers = append(r.Layers, s.wx)
+	}
 	return r
 }
 

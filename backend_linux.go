@@ -22,6 +22,10 @@ func newBackend(p spec.Policy, pre prestarted) (spec.Backend, error) {
 		return nil, err
 	}
 	e.Adopt(pre)
+	if err := e.BuildNow(); err != nil { // a filesystem policy fixes what exists at New
+		e.Close()
+		return nil, startError(err)
+	}
 	return e, nil
 }
 

@@ -75,9 +75,9 @@ type Config struct {
 	// working directory and grants. The zero value is [IsolationStrict].
 	Isolation Isolation
 
-	// Security switches the protections of the user's secrets and GPU
-	// access. Nil means the preset of the isolation level,
-	// [Isolation.Security]: every protection on, no GPU.
+	// Security switches the protections of the user's secrets and device
+	// access (GPU, NPU, hardware). Nil means the preset of the isolation
+	// level, [Isolation.Security]: every protection on, no device class.
 	Security *SecurityConfig
 
 	// Network decides which hosts the sandbox may connect to, through a
@@ -126,29 +126,57 @@ type Config struct {
 	// the path itself, wins, so a read grant restores one file of a denied
 	// directory. A denied path that does not exist when [New] runs cannot
 	// be created by the sandbox, and is not readable if the host creates
-	// it later. Nil denies nothing beyond the protections.
+	// it later. A path reached through a symbolic link is denied at its
+	// target too. On Linux with a mount namespace a denied path in a
+	// writable place (the working directory, a writable grant) is masked
+	// (an empty, read-only file or directory without permissions, which
+	// the sandbox cannot remove, rename or chmod), and the place stays
+	// fully writable; a missing one is guarded by an empty placeholder
+	// directory that moat creates on the host for the run (with the
+	// missing directories on the way), marked with its owner, removed by
+	// Close and, after a crash, by the next run. Elsewhere, and without a mount namespace, Landlock
+	// alone holds it, and Landlock cannot take rights back below a
+	// directory: each directory on the way from a writable place to a
+	// denied path keeps only listing, so its existing entries stay as
+	// they were but no entry can be created or removed directly in it
+	// (the fail-closed price, which the report names). Nil denies nothing
+	// beyond the protections.
 	Deny []string
 
 	// ReadOnly lists absolute, clean paths inside writable places (the
 	// working directory, writable grants) that stay readable but not
 	// writable, as the git control paths are. A path that does not exist
-	// is not created on the host; the sandbox cannot create it either.
-	// Nil adds nothing beyond the control paths moat always protects.
+	// is not created on the host. With a mount namespace an existing one
+	// is bound read-only; for a missing one, and without a mount
+	// namespace, the directories on the way keep only listing, as for
+	// Deny, so the sandbox cannot create it either. The exception is a
+	// missing control name (.git, .agents, .pi, .moat-*, .heimdall-*)
+	// directly in a supplied working directory or a writable grant, as
+	// policy documents list them: the sandbox may create it, and Close
+	// moves aside what the run created there and reports it, so that the
+	// place's top stays writable. Nil adds nothing beyond the control
+	// paths moat always protects.
 	ReadOnly []string
 
 	// Seal lists absolute, clean directories whose entries created after
 	// [New] (by the host or by anyone else) are neither readable nor
 	// writable by the sandbox; entries that exist at New keep the access
 	// the rest of the configuration gives them. Policy documents seal the
-	// directories where a deny pattern could match a new entry. Nil seals
-	// nothing.
+	// directories where a deny pattern could match a new entry. A sealed
+	// directory, and the directories on the way to it from a writable
+	// place, keep only listing: nothing can be created or removed
+	// directly in them. Nil seals nothing.
 	Seal []string
 
 	// VirtualFiles maps absolute paths to read-only contents that the
 	// sandbox sees at those paths, over whatever the host has there.
 	// They exist only inside the sandbox's mount namespace and are never
 	// written to the host, so they need namespaces: without them New
-	// fails. Nil adds none.
+	// fails. A path that does not exist must lie where the sandbox's
+	// view is its own (a directory that exists nowhere on the host, its
+	// private /tmp): New refuses one that would have to be created in a
+	// host directory the sandbox sees, such as the working directory or
+	// /etc. Their contents total at most 64 KiB. Nil adds none.
 	VirtualFiles map[string]string
 
 	// HideProc leaves /proc out of the sandbox. False, the zero value,

@@ -30,8 +30,9 @@ func validateFilesystemPolicy(c *Config) error {
 			return &ConfigError{Field: "virtual file", Value: strconv.Quote(p), Problem: "want an absolute, clean path"}
 		}
 	}
-	// TODO(issue 14, engine): remove once the Linux backend enforces them.
-	if len(c.Deny)+len(c.ReadOnly)+len(c.Seal)+len(c.VirtualFiles) > 0 || c.HideProc || IsHostNetwork(c.Network) {
+	// Enforced on Linux (filesystem_policy_linux.go); other backends
+	// refuse them until they do.
+	if !filesystemPolicyEnforced && (len(c.Deny)+len(c.ReadOnly)+len(c.Seal)+len(c.VirtualFiles) > 0 || c.HideProc || IsHostNetwork(c.Network)) {
 		return &ConfigError{Field: "filesystem policy", Value: "deny/read-only/seal/virtual/hide-proc", Problem: "not enforced yet"}
 	}
 	return nil

@@ -1,6 +1,10 @@
 package moat
 
-import "github.com/moat-sandbox/moat/internal/gitguard"
+import (
+	"path/filepath"
+
+	"github.com/moat-sandbox/moat/internal/gitguard"
+)
 
 // Git control paths created during a run.
 //
@@ -48,7 +52,11 @@ func (s *Sandbox) quarantineSuffix() string { return ".moat-quarantine-" + s.id 
 // checkGit neutralises the git control paths the run created or changed
 // and records each; Close calls it once no sandboxed process is left.
 func (s *Sandbox) checkGit() {
-	for _, f := range s.gitSnap.Check(s.quarantineSuffix()) {
-		s.addRefusal(Refusal{Kind: "git-control", Subject: f.Path, Detail: f.Detail})
+	for _, f := range s.quarantineFindings(s.gitSnap.Check(s.quarantineSuffix())) { // controljournal.go
+		kind := "git-control"
+		if gitguard.IsControlName(filepath.Base(f.Path)) && f.MovedTo != "" {
+			kind = "control-path" // .moat-*, .heimdall-*, .agents, .pi
+		}
+		s.addRefusal(Refusal{Kind: kind, Subject: f.Path, Detail: f.Detail})
 	}
 }

@@ -14,6 +14,13 @@ require (
 )
 
 require (
+	github.com/google/uuid v1.3.0 // indirect
+	github.com/pkoukk/tiktoken-go v0.1.8
+)
+
+require (
+	github.com/dlclark/regexp2 v1.12.0
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/yalue/onnxruntime_go v1.27.0
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )

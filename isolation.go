@@ -49,17 +49,21 @@ func ParseIsolation(s string) (Isolation, error) {
 	return 0, errorf("isolation %q: want strict, default or permissive", s)
 }
 
-// Security returns the level's preset protections: every protection on and
-// GPUs denied, except that [IsolationPermissive] lets the rest of the home
-// be read (ProtectUserHome off) while credentials, cloud configuration,
-// browser data and keychains stay protected.
+// Security returns the level's preset protections: every protection on,
+// every device class (GPU, NPU, hardware) denied and no macOS privacy
+// prompts, except that [IsolationPermissive] lets the rest of the home be
+// read (ProtectUserHome off) while credentials, shell histories, package
+// credentials, cloud configuration, browser data and keychains stay
+// protected.
 func (i Isolation) Security() SecurityConfig {
 	s := SecurityConfig{
-		ProtectUserHome:    true,
-		ProtectCredentials: true,
-		ProtectCloudConfig: true,
-		ProtectBrowserData: true,
-		ProtectKeychains:   true,
+		ProtectUserHome:           true,
+		ProtectCredentials:        true,
+		ProtectShellHistory:       true,
+		ProtectPackageCredentials: true,
+		ProtectCloudConfig:        true,
+		ProtectBrowserData:        true,
+		ProtectKeychains:          true,
 	}
 	if i == IsolationPermissive {
 		s.ProtectUserHome = false

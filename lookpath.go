@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/moat-sandbox/moat/internal/paths"
 )
@@ -44,7 +43,7 @@ func (s *Sandbox) resolveExecutable(name, dir string, env []string) (string, err
 		return "", &commandError{msg: "empty command", kind: exec.ErrNotFound}
 	}
 	path := name
-	if !strings.Contains(name, "/") {
+	if !hasPathSeparator(name) { // lookpath_unix.go, lookpath_windows.go
 		found, err := lookPath(name, lookupEnv(env, "PATH"))
 		if err != nil {
 			return "", &commandError{msg: name + ": command not found in the sandbox's PATH", kind: exec.ErrNotFound}
@@ -58,7 +57,7 @@ func (s *Sandbox) resolveExecutable(name, dir string, env []string) (string, err
 		return "", &commandError{msg: name + ": no such file", kind: exec.ErrNotFound}
 	}
 	fi, err := os.Stat(real)
-	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+	if err != nil || fi.IsDir() || !executableMode(real, fi) {
 		return "", &commandError{msg: name + ": not an executable file", kind: errPermission}
 	}
 	if !paths.UnderAny(real, s.backend.ExecRoots()) {
@@ -77,10 +76,11 @@ func lookPath(name, pathEnv string) (string, error) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue // relative PATH entries are a classic trap; ignore them
 		}
-		p := filepath.Join(dir, name)
-		fi, err := os.Stat(p)
-		if err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
+		for _, p := range execCandidates(filepath.Join(dir, name)) {
+			fi, err := os.Stat(p)
+			if err == nil && fi.Mode().IsRegular() && executableMode(p, fi) {
+				return p, nil
+			}
 		}
 	}
 	return "", exec.ErrNotFound

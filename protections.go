@@ -3,6 +3,7 @@ package moat
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/moat-sandbox/moat/internal/hostview"
 )
@@ -14,39 +15,52 @@ var (
 	credentialPaths = []string{
 		".ssh", ".gnupg", ".netrc", ".git-credentials", ".config/git/credentials",
 		".config/gh", ".config/hub", ".config/glab-cli",
-		".docker/config.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc",
-		".config/pypoetry/auth.toml", ".cargo/credentials", ".cargo/credentials.toml",
-		".gem/credentials", ".local/share/gem/credentials", ".composer/auth.json",
-		".config/composer/auth.json", ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
-		".nuget/NuGet/NuGet.Config", ".terraform.d/credentials.tfrc.json", ".vault-token",
+		".docker/config.json", ".terraform.d/credentials.tfrc.json", ".vault-token",
 		".pgpass", ".my.cnf", ".s3cfg", ".boto", ".config/rclone", ".config/op",
-		".authinfo", ".authinfo.gpg", "_netrc", ".bundle/config", ".terraformrc",
-		// Credentials kept inside the curated toolchain directories of
-		// [IsolationDefault]: tokens, and whole configuration files whose
-		// index or registry URLs carry passwords. Hiding a whole file costs
-		// little: HOME is not the real home in a sandbox, so a tool reads
-		// these only when pointed at them, and an explicit grant of the
-		// file opens it.
-		".cache/huggingface/token", ".cache/huggingface/stored_tokens", ".huggingface/token",
-		".ivy2/.credentials", ".ivy2/credentials", ".sbt/.credentials", ".sbt/credentials",
-		".sbt/0.13/credentials", ".sbt/0.13/.credentials", ".sbt/1.0/credentials", ".sbt/1.0/.credentials",
-		".config/pip/pip.conf", ".pip/pip.conf", ".config/uv/uv.toml", ".local/share/uv/credentials",
+		".authinfo", ".authinfo.gpg", "_netrc", ".terraformrc",
 		".local/share/jupyter/runtime", ".local/share/jupyter/notebook_secret",
-		".cargo/config", ".cargo/config.toml",
-		".condarc", ".mambarc", ".conda/.condarc", ".config/conda", ".continuum", ".local/share/binstar",
-		".config/containers/auth.json", ".config/pnpm/rc", ".bunfig.toml", ".config/NuGet/NuGet.Config",
-		".docker/key.pem", ".docker/contexts", ".config/helm/repositories.yaml", ".config/helm/registry",
-		".mylogin.cnf", ".pg_service.conf", ".dbshell", ".cache/git/credential",
+		".config/containers/auth.json",
+		".docker/key.pem", ".docker/contexts",
+		".mylogin.cnf", ".pg_service.conf", ".cache/git/credential",
 		".config/configstore", ".config/github-copilot", ".kaggle", ".config/kaggle", ".databrickscfg",
 		".snowsql/config", ".snowflake", ".dbt/profiles.yml", ".config/ngrok", ".ngrok2", ".cloudflared",
 		".wrangler", ".tsh", ".op", ".sentryclirc", ".netlify", ".config/netlify", ".vercel",
 		".codex/auth.json", ".claude/.credentials.json",
+	}
+	// packageCredentialPaths are package-registry credentials, including
+	// those kept inside the curated toolchain directories of
+	// [IsolationDefault]: tokens, and whole configuration files whose
+	// index or registry URLs carry passwords. Hiding a whole file costs
+	// little: HOME is not the real home in a sandbox, so a tool reads
+	// these only when pointed at them, and an explicit grant of the file
+	// opens it.
+	packageCredentialPaths = []string{
+		".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc",
+		".config/pypoetry/auth.toml", ".cargo/credentials", ".cargo/credentials.toml",
+		".gem/credentials", ".local/share/gem/credentials", ".composer/auth.json",
+		".config/composer/auth.json", ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
+		".nuget/NuGet/NuGet.Config", ".bundle/config",
+		".cache/huggingface/token", ".cache/huggingface/stored_tokens", ".huggingface/token",
+		".ivy2/.credentials", ".ivy2/credentials", ".sbt/.credentials", ".sbt/credentials",
+		".sbt/0.13/credentials", ".sbt/0.13/.credentials", ".sbt/1.0/credentials", ".sbt/1.0/.credentials",
+		".config/pip/pip.conf", ".pip/pip.conf", ".config/uv/uv.toml", ".local/share/uv/credentials",
+		".cargo/config", ".cargo/config.toml",
+		".condarc", ".mambarc", ".conda/.condarc", ".config/conda", ".continuum", ".local/share/binstar",
+		".config/pnpm/rc", ".bunfig.toml", ".config/NuGet/NuGet.Config",
+		".config/helm/repositories.yaml", ".config/helm/registry",
+	}
+	// shellHistoryPaths are shell and REPL histories: typed secrets end
+	// up in them.
+	shellHistoryPaths = []string{
 		".ipython/profile_default/history.sqlite",
-		// Shell and REPL histories: typed secrets end up in them.
 		".bash_history", ".zsh_history", ".zhistory", ".histfile", ".sh_history",
 		".local/share/fish/fish_history", ".config/fish/fish_history",
 		".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
-		".sqlite_history", ".irb_history", ".rediscli_history", ".lesshst",
+		".sqlite_history", ".irb_history", ".rediscli_history", ".lesshst", ".dbshell",
+		// Added with the split (shellHistoryAdded in the tests).
+		".julia/logs/repl_history.jl", ".local/share/atuin", ".mongodb/mongosh",
+		".config/nushell/history.txt", ".config/nushell/history.sqlite3",
+		".Rhistory", ".local/state/lesshst",
 	}
 	cloudPaths = []string{
 		".aws", ".azure", ".config/gcloud", ".kube", ".oci", ".config/doctl",
@@ -103,16 +117,25 @@ var toolchainHomePaths = []string{
 }
 
 // ProtectedPaths returns the absolute paths under home that s protects,
-// in a fixed order: the lists of this file, then, with ProtectCredentials,
-// the entries of home's curated toolchain directories whose names say they
-// hold a credential (a bounded scan of the file system; see
-// hostview.CuratedCredentials). ProtectUserHome and AllowGPU add none: they
-// decide what is exposed, not what is hidden.
+// in a fixed order: the lists of this file, then, with ProtectCredentials
+// or ProtectPackageCredentials, the entries of home's curated toolchain
+// directories whose names say they hold a credential (a bounded scan of
+// the file system; see hostview.CuratedCredentials), except one that a
+// list whose switch is off names, or lies under: lifting a switch opens
+// what its list names. ProtectUserHome, AllowTCCPrompts and the device
+// switches add none: they decide what is exposed, not what is hidden.
 func (s SecurityConfig) ProtectedPaths(home string) []string {
-	var lists [][]string
-	if s.ProtectCredentials {
-		lists = append(lists, credentialPaths)
+	var lists, lifted [][]string
+	pick := func(on bool, l []string) {
+		if on {
+			lists = append(lists, l)
+		} else {
+			lifted = append(lifted, l)
+		}
 	}
+	pick(s.ProtectCredentials, credentialPaths)
+	pick(s.ProtectShellHistory, shellHistoryPaths)
+	pick(s.ProtectPackageCredentials, packageCredentialPaths)
 	if s.ProtectCloudConfig {
 		lists = append(lists, cloudPaths)
 	}
@@ -128,14 +151,28 @@ func (s SecurityConfig) ProtectedPaths(home string) []string {
 			out = append(out, filepath.Join(home, rel))
 		}
 	}
-	if s.ProtectCredentials {
+	if s.ProtectCredentials || s.ProtectPackageCredentials {
 		for _, p := range hostview.CuratedCredentials(home, toolchainHomePaths) {
-			if !slices.Contains(out, p) {
+			if !slices.Contains(out, p) && !listedUnder(p, home, lifted) {
 				out = append(out, p)
 			}
 		}
 	}
 	return out
+}
+
+// listedUnder reports whether p is, or lies under, an entry of lists
+// (relative to home).
+func listedUnder(p, home string, lists [][]string) bool {
+	for _, l := range lists {
+		for _, rel := range l {
+			q := filepath.Join(home, rel)
+			if p == q || strings.HasPrefix(p, q+string(filepath.Separator)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ToolchainPaths returns the absolute paths under home that

@@ -25,8 +25,8 @@ type netProxy struct {
 // which case no proxy runs and the kernel refuses every connection. The
 // engine hands it its listeners once they exist.
 func (s *Sandbox) startProxy() error {
-	if NetworkDeniesAll(s.cfg.Network) {
-		return nil
+	if NetworkDeniesAll(s.cfg.Network) || IsHostNetwork(s.cfg.Network) {
+		return nil // network_host.go: no proxy on the host's network
 	}
 	var tok [16]byte
 	if _, err := rand.Read(tok[:]); err != nil {

@@ -43,6 +43,9 @@ type Sandbox struct {
 	// gitSnap is the git control paths of the writable places at start,
 	// checked by Close (gitcontrol.go); nil when there are none.
 	gitSnap *gitSnapshot
+	// journal is the run journal (controljournal.go); nil when the run
+	// has neither a writable place nor a missing denied path.
+	journal *journalState
 
 	mu      sync.Mutex
 	closed  bool
@@ -67,7 +70,17 @@ func New(cfg Config) (*Sandbox, error) {
 	if err := s.prepareWorkDir(); err != nil {
 		return nil, err
 	}
+	s.sweepCrashed() // controljournal.go: what runs killed before Close left
 	s.snapshotGit()
+	if err := s.openJournal(); err != nil {
+		s.removeWorkDir()
+		return nil, err
+	}
+	defer func() {
+		if s.backend == nil { // New failed: no command ran
+			s.closeJournal()
+		}
+	}()
 	s.view = s.homeView() // backend.go
 	if err := s.startProxy(); err != nil {
 		s.removeWorkDir()
@@ -151,7 +164,8 @@ func (s *Sandbox) Close() error {
 	err := s.backend.Close()
 	// Every sandboxed process is dead now.
 	s.checkGit()
-	s.proxy.close() // after the engine, which closes the listeners it served
+	s.closeJournal() // the run is undone: placeholders gone, entries quarantined
+	s.proxy.close()  // after the engine, which closes the listeners it served
 	if ipcErr := s.ipc.close(); err == nil {
 		err = ipcErr
 	}

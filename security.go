@@ -4,19 +4,30 @@ package moat
 // of a sandbox, and hardware access into it. Protections deny paths that the
 // isolation level or a grant of a parent directory would otherwise expose;
 // an explicit grant of a protected path itself, or of a path inside it,
-// always wins. The zero value protects nothing and allows no GPU; use
-// [Isolation.Security] for a preset.
+// always wins. The zero value protects nothing and opens no device class
+// (GPU, NPU, hardware); use [Isolation.Security] for a preset.
 type SecurityConfig struct {
 	// ProtectUserHome keeps the user's home unreadable except for the
 	// curated toolchain list of [IsolationDefault]. It has no effect at
 	// [IsolationStrict], where the home is never readable unless granted.
 	ProtectUserHome bool
 	// ProtectCredentials denies SSH and GnuPG keys, .netrc, git, GitHub,
-	// Docker, npm, PyPI, Cargo and other package-registry credentials, the
-	// tokens and password-bearing configuration kept in the curated
-	// toolchain directories (and entries there named like a secret, found
-	// by a bounded scan), and shell and REPL histories.
+	// GitLab, Docker and container-registry logins, database, cloud-storage
+	// and service tokens, and entries of the curated toolchain directories
+	// named like a secret (found by a bounded scan, which also runs under
+	// ProtectPackageCredentials). Package-registry credentials and shell
+	// histories have switches of their own.
 	ProtectCredentials bool
+	// ProtectShellHistory denies shell and REPL histories (bash, zsh, fish,
+	// Python, Node, psql, MySQL, IPython, less and others), where typed
+	// secrets end up.
+	ProtectShellHistory bool
+	// ProtectPackageCredentials denies package-registry credentials and
+	// the configuration files whose index or registry URLs carry
+	// passwords: npm, Yarn, pnpm, Bun, PyPI, pip, uv, Poetry, conda,
+	// Cargo, RubyGems, Composer, Maven, Gradle, Ivy, sbt, NuGet, Hugging
+	// Face, Helm.
+	ProtectPackageCredentials bool
 	// ProtectCloudConfig denies AWS, Azure, Google Cloud, Kubernetes, OCI,
 	// DigitalOcean and similar cloud CLI configuration.
 	ProtectCloudConfig bool
@@ -30,6 +41,28 @@ type SecurityConfig struct {
 	// /dev/kfd) and the /sys and /proc paths their drivers read. When
 	// false they are denied.
 	AllowGPU bool
+	// AllowNPU opens the device nodes of neural and tensor accelerators
+	// and the /sys paths their drivers read: on Linux the kernel's accel
+	// nodes (/dev/accel, /dev/accel*: Intel NPU, AMD XDNA, Habana Gaudi,
+	// Qualcomm AI 100, Google TPU) and the vendors' own (Huawei Ascend
+	// /dev/davinci*, /dev/hisi_hdc, /dev/devmm_svm; AWS Neuron
+	// /dev/neuron*; Habana /dev/hl*; Tenstorrent; Cambricon; Coral
+	// /dev/apex_*), and VFIO (/dev/vfio), through which TPUs and other
+	// passed-through devices are driven. When false they are denied.
+	AllowNPU bool
+	// AllowHardware opens peripheral devices: USB (/dev/bus/usb,
+	// /dev/usb), serial ports (/dev/ttyUSB*, /dev/ttyACM*, /dev/ttyS*,
+	// /dev/ttyAMA* and the like), cameras (/dev/video*, /dev/media*,
+	// /dev/v4l*) and audio (/dev/snd), with the /sys paths and udev data
+	// that libraries enumerate them by. Input devices, raw HID, uinput,
+	// I2C, SPI and GPIO are never opened. When false they are denied.
+	AllowHardware bool
+	// AllowTCCPrompts lets a macOS sandbox ask for the privacy permissions
+	// that macOS prompts for (TCC: camera, microphone, contacts, screen
+	// recording...); the macOS profile denies them when false. It is
+	// recorded on every OS but has no resource elsewhere: on Linux and
+	// Windows it changes nothing.
+	AllowTCCPrompts bool
 }
 
 // SecurityOverrides is a partial [SecurityConfig]: each non-nil field
@@ -47,8 +80,18 @@ type SecurityOverrides struct {
 	ProtectBrowserData *bool
 	// ProtectKeychains, when set, replaces [SecurityConfig.ProtectKeychains].
 	ProtectKeychains *bool
+	// ProtectShellHistory, when set, replaces [SecurityConfig.ProtectShellHistory].
+	ProtectShellHistory *bool
+	// ProtectPackageCredentials, when set, replaces [SecurityConfig.ProtectPackageCredentials].
+	ProtectPackageCredentials *bool
 	// AllowGPU, when set, replaces [SecurityConfig.AllowGPU].
 	AllowGPU *bool
+	// AllowNPU, when set, replaces [SecurityConfig.AllowNPU].
+	AllowNPU *bool
+	// AllowHardware, when set, replaces [SecurityConfig.AllowHardware].
+	AllowHardware *bool
+	// AllowTCCPrompts, when set, replaces [SecurityConfig.AllowTCCPrompts].
+	AllowTCCPrompts *bool
 }
 
 // With returns s with every switch that o sets replaced.
@@ -63,7 +106,12 @@ func (s SecurityConfig) With(o SecurityOverrides) SecurityConfig {
 	set(&s.ProtectCloudConfig, o.ProtectCloudConfig)
 	set(&s.ProtectBrowserData, o.ProtectBrowserData)
 	set(&s.ProtectKeychains, o.ProtectKeychains)
+	set(&s.ProtectShellHistory, o.ProtectShellHistory)
+	set(&s.ProtectPackageCredentials, o.ProtectPackageCredentials)
 	set(&s.AllowGPU, o.AllowGPU)
+	set(&s.AllowNPU, o.AllowNPU)
+	set(&s.AllowHardware, o.AllowHardware)
+	set(&s.AllowTCCPrompts, o.AllowTCCPrompts)
 	return s
 }
 
@@ -77,11 +125,16 @@ func (o SecurityOverrides) With(later SecurityOverrides) SecurityOverrides {
 		return a
 	}
 	return SecurityOverrides{
-		ProtectUserHome:    pick(o.ProtectUserHome, later.ProtectUserHome),
-		ProtectCredentials: pick(o.ProtectCredentials, later.ProtectCredentials),
-		ProtectCloudConfig: pick(o.ProtectCloudConfig, later.ProtectCloudConfig),
-		ProtectBrowserData: pick(o.ProtectBrowserData, later.ProtectBrowserData),
-		ProtectKeychains:   pick(o.ProtectKeychains, later.ProtectKeychains),
-		AllowGPU:           pick(o.AllowGPU, later.AllowGPU),
+		ProtectUserHome:           pick(o.ProtectUserHome, later.ProtectUserHome),
+		ProtectCredentials:        pick(o.ProtectCredentials, later.ProtectCredentials),
+		ProtectCloudConfig:        pick(o.ProtectCloudConfig, later.ProtectCloudConfig),
+		ProtectBrowserData:        pick(o.ProtectBrowserData, later.ProtectBrowserData),
+		ProtectKeychains:          pick(o.ProtectKeychains, later.ProtectKeychains),
+		ProtectShellHistory:       pick(o.ProtectShellHistory, later.ProtectShellHistory),
+		ProtectPackageCredentials: pick(o.ProtectPackageCredentials, later.ProtectPackageCredentials),
+		AllowGPU:                  pick(o.AllowGPU, later.AllowGPU),
+		AllowNPU:                  pick(o.AllowNPU, later.AllowNPU),
+		AllowHardware:             pick(o.AllowHardware, later.AllowHardware),
+		AllowTCCPrompts:           pick(o.AllowTCCPrompts, later.AllowTCCPrompts),
 	}
 }

@@ -67,6 +67,9 @@ func (c *checker) layer(raw *rawFile) (Layer, error) {
 		if l.WorkDir, err = c.path([]string{"workdir", "path"}, raw.WorkDir.Path); err != nil {
 			return l, err
 		}
+		if l.KeepWorkDir, err = c.optBool([]string{"workdir", "keep"}, raw.WorkDir.Keep); err != nil { // heel.go
+			return l, err
+		}
 	}
 	if raw.Home != nil {
 		if l.Home, err = c.path([]string{"home"}, raw.Home); err != nil {
@@ -91,6 +94,9 @@ func (c *checker) security(raw *rawSecurity) (moat.SecurityOverrides, error) {
 	if raw == nil {
 		return o, nil
 	}
+	if err := c.keychainAlias(raw); err != nil { // heel.go
+		return o, err
+	}
 	for _, f := range []struct {
 		key string
 		v   any
@@ -102,6 +108,12 @@ func (c *checker) security(raw *rawSecurity) (moat.SecurityOverrides, error) {
 		{"protect-browser-data", raw.ProtectBrowserData, &o.ProtectBrowserData},
 		{"protect-keychains", raw.ProtectKeychains, &o.ProtectKeychains},
 		{"allow-gpu", raw.AllowGPU, &o.AllowGPU},
+		{"protect-shell-history", raw.ProtectShellHistory, &o.ProtectShellHistory},
+		{"protect-package-credentials", raw.ProtectPackageCredentials, &o.ProtectPackageCredentials},
+		{"allow-npu", raw.AllowNPU, &o.AllowNPU},
+		{"allow-hardware", raw.AllowHardware, &o.AllowHardware},
+		{"allow-tcc-prompts", raw.AllowTCCPrompts, &o.AllowTCCPrompts},
+		{"protect-keychain", raw.ProtectKeychain, &o.ProtectKeychains}, // heel's spelling
 	} {
 		if f.v == nil {
 			continue

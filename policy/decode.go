@@ -37,6 +37,13 @@ type rawSecurity struct {
 	ProtectBrowserData any `toml:"protect-browser-data"`
 	ProtectKeychains   any `toml:"protect-keychains"`
 	AllowGPU           any `toml:"allow-gpu"`
+	// heel.go: heel's keys moat lacked, and its spelling of one it had.
+	ProtectShellHistory       any `toml:"protect-shell-history"`
+	ProtectPackageCredentials any `toml:"protect-package-credentials"`
+	AllowNPU                  any `toml:"allow-npu"`
+	AllowHardware             any `toml:"allow-hardware"`
+	AllowTCCPrompts           any `toml:"allow-tcc-prompts"`
+	ProtectKeychain           any `toml:"protect-keychain"`
 }
 
 // rawLimits is [limits].
@@ -56,6 +63,7 @@ type rawLimits struct {
 // rawWorkDir is [workdir].
 type rawWorkDir struct {
 	Path any `toml:"path"`
+	Keep any `toml:"keep"` // heel.go
 }
 
 // rawEnv is [env].

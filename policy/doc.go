@@ -5,7 +5,7 @@
 // is an error that names its line:
 //
 //	isolation = "default"            # strict, default or permissive
-//	network = "allow-list"           # deny, allow-all or allow-list
+//	network = "allow-list"           # deny, allow-all (heel's allow) or allow-list
 //	allow-domains = ["*.crates.io", "example.com:443"]
 //	allow-local = ["10.0.0.0/8"]     # private addresses the proxy may dial
 //	audit-log = "net.jsonl"          # needs a network other than deny
@@ -14,7 +14,10 @@
 //
 //	[security]
 //	protect-credentials = false
+//	protect-shell-history = true       # and protect-package-credentials
 //	allow-gpu = true
+//	allow-npu = false                  # and allow-hardware, allow-tcc-prompts
+//	protect-keychain = true            # heel's spelling of protect-keychains
 //
 //	[grants]                         # r, rw, rx or rwx
 //	"/usr/share" = "r"
@@ -33,7 +36,8 @@
 //	io-priority = "background"
 //
 //	[workdir]
-//	path = "./job"
+//	path = "./job"                   # created, 0700, if missing; kept
+//	keep = true                      # without path: keep the fresh one
 //
 //	[env]
 //	passthrough = ["TERM", "LANG"]
@@ -46,7 +50,15 @@
 // [moat.SecurityOverrides] in turn. [Result.Resolve] then finishes the one
 // [Result] of every front end into the Config that [moat.New] is given:
 // paths resolved, places checked, [moat.Config.Validate] passed, the
-// network policy built and its audit log opened. [Build] does both.
+// network policy built and its audit log opened; a missing working
+// directory is created first, and removed again if Resolve fails. [Build]
+// does both. [LoadFrom] reads a file from a reader, such as standard input
+// for --config -.
+//
+// [ReadDocument] reads the closed JSON policy document of moat exec
+// (Heimdall's fields and moat's own; [DocumentSchema] is its JSON
+// Schema), and [Document.Exec] turns it into a Config through the same
+// Layer, Merge and Resolve.
 //
 // The package depends on the TOML decoder; package moat itself does not.
 package policy

@@ -32,6 +32,12 @@ func FuzzParse(f *testing.F) {
 		"[env.set]\nLD_PRELOAD = \"x\"\n",
 		"\"\\u0000\" = 1\n",
 		"[limits]\nmax-memory = 1e9\ntimeout = 1979-05-27T07:32:00Z\n",
+		// heel's spellings (heel.go)
+		"network = \"allow\"\n[workdir]\npath = \"job\"\nkeep = true\n",
+		"[workdir]\nkeep = \"yes\"\n",
+		"[security]\nprotect-keychain = false\nprotect-shell-history = false\nprotect-package-credentials = true\nallow-npu = true\nallow-hardware = false\nallow-tcc-prompts = true\n",
+		"[security]\nprotect-keychain = true\nprotect-keychains = false\n",
+		"[python]\ninterpreter = \"python3\"\npackages = [\"numpy\"]\nsystem-site-packages = false\n",
 	} {
 		f.Add(doc)
 	}

@@ -39,6 +39,10 @@ type Layer struct {
 	Grants []moat.PathRequest
 	// WorkDir, when not empty, is the working directory as written.
 	WorkDir string
+	// KeepWorkDir, when set, says whether a fresh working directory is
+	// kept after the sandbox (heel's [workdir] keep): see
+	// [Result.KeepWorkDir].
+	KeepWorkDir *bool
 	// Home, when not empty, is the kept home (see [moat.Config.Home]) as
 	// written, relative paths already made absolute.
 	Home string

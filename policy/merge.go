@@ -20,6 +20,12 @@ type Result struct {
 	// WorkDir is the working directory as written, for [moat.ResolvePaths];
 	// empty means a fresh one.
 	WorkDir string
+	// KeepWorkDir makes [Result.Resolve] create the fresh working
+	// directory itself, so that it is kept like a supplied one, and name
+	// it in [Resolved.KeptWorkDir]; false leaves a fresh one to moat,
+	// which removes it. It changes nothing when WorkDir is set: a
+	// supplied working directory is always kept.
+	KeepWorkDir bool
 	// Home is the kept home as written, for [moat.CheckHome]; "" for a
 	// fresh private one.
 	Home string
@@ -107,6 +113,10 @@ func Merge(layers ...Layer) (Result, error) {
 		if l.Home != "" {
 			r.Home = l.Home
 			set("home")
+		}
+		if l.KeepWorkDir != nil {
+			r.KeepWorkDir = *l.KeepWorkDir
+			set("workdir.keep")
 		}
 		for _, g := range l.Grants {
 			p := filepath.Clean(g.Path)

@@ -89,10 +89,14 @@ func TestMerge(t *testing.T) {
 				want := moat.SecurityConfig{
 					ProtectUserHome:    true,  // preset false, flag true
 					ProtectCredentials: false, // preset true, file false
-					ProtectCloudConfig: true,  // preset
-					ProtectBrowserData: true,  // preset
-					ProtectKeychains:   true,  // file false, flag true
-					AllowGPU:           false, // file true, flag false
+					// preset: split out of ProtectCredentials, so the
+					// file's false leaves them on
+					ProtectShellHistory:       true,
+					ProtectPackageCredentials: true,
+					ProtectCloudConfig:        true,  // preset
+					ProtectBrowserData:        true,  // preset
+					ProtectKeychains:          true,  // file false, flag true
+					AllowGPU:                  false, // file true, flag false
 				}
 				if *r.Config.Security != want {
 					t.Errorf("security %+v, want %+v", *r.Config.Security, want)

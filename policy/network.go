@@ -47,12 +47,15 @@ type Network struct {
 	AuditRotate string
 }
 
-// ParseNetworkMode checks a network mode: deny, allow-all or allow-list.
-// Its error says only what is wrong.
+// ParseNetworkMode checks a network mode: deny, allow-all or allow-list,
+// or heel's allow, which it returns as allow-all. Its error says only what
+// is wrong.
 func ParseNetworkMode(s string) (string, error) {
 	switch s {
 	case NetworkDeny, NetworkAllowAll, NetworkAllowList:
 		return s, nil
+	case NetworkAllow: // heel.go
+		return NetworkAllowAll, nil
 	}
 	return "", errors.New("want deny, allow-all or allow-list")
 }

@@ -12,7 +12,7 @@ func TestParseNetworkMode(t *testing.T) {
 		wantErr bool
 	}{
 		{"deny", false}, {"allow-all", false}, {"allow-list", false},
-		{"allow", true}, {"", true}, {"Deny", true}, {"none", true},
+		{"", true}, {"Deny", true}, {"none", true}, {"Allow", true}, {"allow-some", true},
 	} {
 		got, err := ParseNetworkMode(tt.in)
 		if (err != nil) != tt.wantErr || err == nil && got != tt.in {

@@ -23,6 +23,10 @@ type Resolved struct {
 	// opened by Resolve; nil when there is none. Close it once the last
 	// sandbox built from Config is closed.
 	AuditLog *moat.NetworkAuditLog
+	// KeptWorkDir is the fresh working directory that Resolve created for
+	// [Result.KeepWorkDir], which stays after the sandbox; "" when there
+	// is none.
+	KeptWorkDir string
 }
 
 // Close closes the audit log, if Resolve opened one.
@@ -43,9 +47,13 @@ func Build(layers ...Layer) (Resolved, error) {
 	return r.Resolve()
 }
 
-// Resolve finishes r into the Config that [moat.New] is given. It checks,
-// with I/O, what [Merge] could not, so that a mistake is an error here with
-// no side effects rather than a failure of moat.New: the working directory
+// Resolve finishes r into the Config that [moat.New] is given. First, as
+// heel does, it creates a working directory that does not exist (0700,
+// with the missing directories on its way), or with KeepWorkDir and none
+// given a fresh one to keep ([Resolved.KeptWorkDir]); either is removed
+// again if Resolve fails. It checks, with I/O, what [Merge] could not, so
+// that a mistake is an error here with no other side effects rather than
+// a failure of moat.New: the working directory
 // exists, is a directory and is one [moat.CheckWorkDir] accepts; no grant
 // is the root directory; the Config passes [moat.Config.Validate] (such as
 // enough open files); the working directory and grants resolve
@@ -62,6 +70,13 @@ func Build(layers ...Layer) (Resolved, error) {
 // network settings.
 func (r Result) Resolve() (Resolved, error) {
 	cfg := r.Config
+	// heel.go: a missing working directory is created, and a fresh one to
+	// keep made here; removed again if anything below fails.
+	made, err := r.makeWorkDir()
+	if err != nil {
+		return Resolved{}, err
+	}
+	defer made.undo()
 	if r.WorkDir != "" {
 		fi, err := os.Stat(r.WorkDir)
 		switch {
@@ -111,7 +126,8 @@ func (r Result) Resolve() (Resolved, error) {
 	if err != nil {
 		return Resolved{}, err
 	}
-	return Resolved{Config: cfg, AuditLog: log}, nil
+	made.keep()
+	return Resolved{Config: cfg, AuditLog: log, KeptWorkDir: made.kept}, nil
 }
 
 // checkPlaces refuses what moat.New would refuse or fail on, so that

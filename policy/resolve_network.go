@@ -27,6 +27,9 @@ func networkPolicy(n Network, cfg *moat.Config) (*moat.NetworkAuditLog, error) {
 			return nil, &reworded{msg: "moat: --allow-domain: " + trimMoat(err), err: err}
 		}
 		pol = l
+	case NetworkHost: // a policy document's "host" (document_fields.go): no proxy, nothing to list or audit
+		cfg.Network = moat.HostNetwork()
+		return nil, nil
 	default:
 		return nil, fmt.Errorf("moat: --network %q: want deny, allow-all or allow-list", n.Mode)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/moat-sandbox/moat"
@@ -188,10 +189,12 @@ func TestResolve(t *testing.T) {
 					t.Errorf("the resolved config is not valid: %v", err)
 				}
 			}},
-		{name: "missing workdir, from the command line", layers: []Layer{cli(Layer{WorkDir: filepath.Join(base, "nope")})},
-			wantErr: `moat: --path "` + filepath.Join(base, "nope") + `": no such file or directory`},
-		{name: "missing workdir, from the file", layers: []Layer{fileLayer("\n[workdir]\npath = \"nope\"\n")},
-			wantErr: `moat: config "` + filepath.Join(base, "moat.toml") + `": line 3: workdir.path "` + filepath.Join(base, "nope") + `": no such file or directory`},
+		// A missing working directory is created (heel_test.go); one that
+		// cannot be, under a file, is refused.
+		{name: "workdir under a file, from the command line", layers: []Layer{cli(Layer{WorkDir: filepath.Join(file, "nope")})},
+			wantErr: `moat: --path "` + filepath.Join(file, "nope") + `": not a directory`},
+		{name: "workdir under a file, from the file", layers: []Layer{fileLayer("\n[workdir]\npath = \"file/nope\"\n")},
+			wantErr: `moat: config "` + filepath.Join(base, "moat.toml") + `": line 3: workdir.path "` + filepath.Join(file, "nope") + `": not a directory`},
 		{name: "workdir is a file", layers: []Layer{cli(Layer{WorkDir: file})}, wantErr: `moat: --path "` + file + `": not a directory`},
 		{name: "workdir refused by moat.CheckWorkDir", layers: []Layer{cli(Layer{WorkDir: "/"})},
 			wantErr: `moat: --path "/": is the root directory: the working directory is writable, so it must be a directory of its own`},
@@ -252,7 +255,7 @@ func TestResolveKeepsTheCause(t *testing.T) {
 		layer Layer
 		match func(error) bool
 	}{
-		{"missing workdir", Layer{WorkDir: filepath.Join(dir, "nope")}, func(err error) bool { return errors.Is(err, fs.ErrNotExist) }},
+		{"workdir under a file", Layer{WorkDir: filepath.Join(file, "nope")}, func(err error) bool { return errors.Is(err, syscall.ENOTDIR) }},
 		{"unsafe workdir", Layer{WorkDir: "/"}, func(err error) bool { return errors.Is(err, moat.ErrUnsafeWorkDir) }},
 		{"too few open files", Layer{Limits: Limits{OpenFiles: ptr(int64(1))}}, func(err error) bool { return errors.As(err, &ce) && ce.Field == "limits: open files" }},
 		{"home that is a file", Layer{Home: file}, func(err error) bool { return errors.As(err, &place) && place.Subject == "home" }},

@@ -22,7 +22,7 @@ func (f *sandboxFlags) settings() (policy.Result, error) {
 	}
 	layers := []policy.Layer{{Isolation: &cliIsolation}}
 	if path := f.layered.configFile.s; path != "" {
-		file, err := policy.Load(path)
+		file, err := f.loadConfig(path) // heel.go: - is standard input
 		if err != nil {
 			return policy.Result{}, usagef("%s", strings.TrimPrefix(err.Error(), "moat: "))
 		}
@@ -59,6 +59,7 @@ func (f *sandboxFlags) layer() policy.Layer {
 		AuditRotate:  p.auditRotate.s,
 		Grants:       f.grants,
 		WorkDir:      f.workDir,
+		KeepWorkDir:  f.heel.keepWorkDir, // heel.go
 		Home:         f.home,
 		Env:          f.env.vars(),
 		Build:        f.build,
@@ -107,6 +108,7 @@ func (f *sandboxFlags) layer() policy.Layer {
 var flagNames = map[string]string{
 	"allow-domains":          "--allow-domain",
 	"workdir.path":           "--workdir",
+	"workdir.keep":           "--keep-working-dir",
 	"limits.max-memory":      "--memory",
 	"limits.max-cpu-time":    "--cpu-time",
 	"limits.max-file-size":   "--file-size",

@@ -125,12 +125,15 @@ func TestSecurityLayering(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := moat.SecurityConfig{
-		ProtectUserHome:    true,  // preset false, flag true
-		ProtectCredentials: true,  // file false, flag true
-		ProtectCloudConfig: true,  // preset
-		ProtectBrowserData: false, // file
-		ProtectKeychains:   true,  // preset
-		AllowGPU:           false, // file true, flag false
+		ProtectUserHome:    true, // preset false, flag true
+		ProtectCredentials: true, // file false, flag true
+		// preset: split out of ProtectCredentials (issue 16)
+		ProtectShellHistory:       true,
+		ProtectPackageCredentials: true,
+		ProtectCloudConfig:        true,  // preset
+		ProtectBrowserData:        false, // file
+		ProtectKeychains:          true,  // preset
+		AllowGPU:                  false, // file true, flag false
 	}
 	if *cfg.Security != want {
 		t.Errorf("security %+v, want %+v", *cfg.Security, want)
@@ -301,7 +304,7 @@ func TestPolicyFlagErrors(t *testing.T) {
 	badMode := writeConfig(t, mkdir(t, dir, "mode"), "[grants]\n\"/usr\" = \"r\"\n\"/srv\" = \"wx\"\n")
 	denyFile := writeConfig(t, mkdir(t, dir, "deny"), "network = \"deny\"\n")
 	fileAudit := writeConfig(t, mkdir(t, dir, "audit"), "network = \"allow-all\"\naudit-log = \"a.jsonl\"\n")
-	missingWork := writeConfig(t, mkdir(t, dir, "work"), "\n[workdir]\npath = \"nope\"\n")
+	missingWork := writeConfig(t, mkdir(t, dir, "work"), "\n[workdir]\npath = \"moat.toml/nope\"\n")
 	tests := []struct {
 		name string
 		args []string
@@ -318,9 +321,9 @@ func TestPolicyFlagErrors(t *testing.T) {
 		{name: "unknown key names file and line", args: []string{"--config", unknown}, want: `config "` + unknown + `": line 3: unknown key "grantz"`},
 		{name: "bad mode in grants names its line", args: []string{"--config", badMode}, want: `config "` + badMode + `": line 3: grants "/srv": access "wx": missing r; write it as rwx`},
 		{name: "missing config file", args: []string{"--config", filepath.Join(dir, "none.toml")}, want: `config "` + filepath.Join(dir, "none.toml") + `": no such file or directory`},
-		{name: "file's missing workdir", args: []string{"--config", missingWork}, want: `config "` + missingWork + `": line 3: workdir.path "` + filepath.Join(dir, "work", "nope") + `": no such file or directory`},
+		{name: "file's workdir under a file", args: []string{"--config", missingWork}, want: `config "` + missingWork + `": line 3: workdir.path "` + filepath.Join(dir, "work", "moat.toml", "nope") + `": not a directory`},
 		{name: "empty config name", args: []string{"--config", ""}, want: `--config "": empty path`},
-		{name: "bad network", args: []string{"--network", "allow"}, want: `--network "allow": want deny, allow-all or allow-list`},
+		{name: "bad network", args: []string{"--network", "allow-some"}, want: `--network "allow-some": want deny, allow-all or allow-list`},
 		{name: "bad domain", args: []string{"--allow-domain", "https://example.com"}, want: `--allow-domain "https://example.com": want a host, *.domain, IP address or CIDR prefix, optionally with :PORT, not a URL or path`},
 		{name: "empty domain", args: []string{"--allow-domain="}, want: `--allow-domain "": empty pattern`},
 		{name: "bad local", args: []string{"--allow-local", "10.0.0.0/40"}, want: `--allow-local "10.0.0.0/40": want a CIDR prefix like 10.0.0.0/8 or an IP address`},
@@ -395,10 +398,11 @@ func TestProgramFlagsNotStolen(t *testing.T) {
 			}
 		})
 	}
-	t.Run("moat has no -c", func(t *testing.T) {
-		_, err := runArgs(t, "run", "-c", file, "true")
-		if code, line := exitCode(err); code != exitUsage || !strings.Contains(line, "-c") {
-			t.Errorf("run -c: exit %d, %q; want a usage error", code, line)
+	// -c is heel's --config (heel_test.go), and only before the command.
+	t.Run("-c before the command is --config", func(t *testing.T) {
+		got, err := runArgs(t, "run", "-c", file, "true", "-c", "x")
+		if err != nil || !reflect.DeepEqual(got, []string{"true", "-c", "x"}) {
+			t.Errorf("run -c FILE true -c x: command %q, %v", got, err)
 		}
 	})
 }

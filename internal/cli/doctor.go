@@ -138,6 +138,7 @@ fixes, or add --best-effort to run with what the host has).`,
 				return err
 			}
 			defer flags.closeAuditLog()
+			defer flags.dropKept() // heel.go: no command runs, nothing to keep
 			r := diagnose(cfg)
 			if asJSON {
 				err = writeJSON(std.out, r)

@@ -37,6 +37,8 @@ type sandboxFlags struct {
 	sockets []string // --allow-socket
 
 	python *policy.Python // moat python's venv flags (python.go); nil elsewhere
+
+	heel heelFlags // heel's flags moat had no name for (heel.go)
 }
 
 // addSandboxFlags registers the policy flags on fs and returns where their
@@ -49,9 +51,9 @@ func addSandboxFlags(fs *pflag.FlagSet) *sandboxFlags {
 		openFiles:  countValue{unit: "N"},
 		diskInodes: countValue{unit: "N"},
 	}
-	fs.StringVar(&f.workDir, "workdir", "", "use the existing directory `DIR` as the working directory, the only writable place, and keep it (default: a fresh private directory, removed afterwards)")
+	fs.StringVar(&f.workDir, "workdir", "", "use the directory `DIR` as the working directory, the only writable place, and keep it; created (0700) if missing (default: a fresh private directory, removed afterwards)")
 	fs.StringVar(&f.home, "home", "", "use the existing directory `DIR` as the sandbox's HOME and keep it, so caches (go-build, npm, pip) survive between runs; not your real home (default: a fresh private home, removed afterwards)")
-	fs.Var(&f.env, "env", "pass the host's NAME into the sandbox, or set NAME=VALUE (repeatable)")
+	fs.VarP(&f.env, "env", freeShorthand(fs, "e"), "pass the host's NAME into the sandbox, or set NAME=VALUE (repeatable)")
 	fs.Var(&f.memory, "memory", "memory limit, like 512M or 2G, or unlimited (default: half the host's memory)")
 	fs.Var(&f.cpuTime, "cpu-time", "CPU time limit of each process in seconds, or unlimited (default: none)")
 	fs.Var(&f.fileSize, "file-size", "largest file a process may write, or unlimited (default: 4G)")
@@ -72,6 +74,7 @@ func addSandboxFlags(fs *pflag.FlagSet) *sandboxFlags {
 	fs.Var(optionalBool{&f.build}, "build", "build mode: let the sandbox run what it builds (the working directory and go's GOTMPDIR become executable; the home and temp stay not executable)")
 	fs.Lookup("build").NoOptDefVal = "true"
 	f.layered = addPolicyFlags(fs)
+	addHeelFlags(fs, f) // heel.go: heel's names and flags
 	return f
 }
 
@@ -82,6 +85,7 @@ func addSandboxFlags(fs *pflag.FlagSet) *sandboxFlags {
 // usage error with no side effects rather than a failure of moat.New. It
 // opens the audit log, if any, for closeAuditLog to close.
 func (f *sandboxFlags) config() (moat.Config, error) {
+	f.applyVerbose() // heel.go: -v is MOAT_TRACE=1
 	res, err := f.settings()
 	if err != nil {
 		return moat.Config{}, err
@@ -91,6 +95,7 @@ func (f *sandboxFlags) config() (moat.Config, error) {
 		return moat.Config{}, usagef("%s", trimMoat(err))
 	}
 	f.auditLog = out.AuditLog
+	f.heel.kept = out.KeptWorkDir
 	return out.Config, nil
 }
 

@@ -103,7 +103,8 @@ func TestSandboxFlagErrors(t *testing.T) {
 		{name: "timeout garbage", args: []string{"--timeout", "soon"}, want: `--timeout "soon": want a duration like 30s or 2m`},
 		{name: "empty env name", args: []string{"--env", "=x"}, want: `--env "=x": want NAME or NAME=VALUE`},
 		{name: "invalid env name", args: []string{"--env", "A-B=1"}, want: `--env "A-B=1": "A-B" is not a valid variable name (letters, digits and _, not starting with a digit)`},
-		{name: "missing workdir", args: []string{"--workdir", "/nonexistent/moat"}, want: `--workdir "/nonexistent/moat": no such file or directory`},
+		// A missing one is created (heel_test.go); under a file it cannot be.
+		{name: "workdir under a file", args: []string{"--workdir", file + "/moat"}, want: `--workdir "` + file + `/moat": not a directory`},
 		{name: "workdir is a file", args: []string{"--workdir", file}, want: `--workdir "` + file + `": not a directory`},
 		{name: "unknown flag", args: []string{"--bogus"}, want: `unknown flag: --bogus`},
 		{name: "missing value", args: []string{"--memory"}, want: `flag needs an argument: --memory`},

@@ -21,8 +21,10 @@ type policyFlags struct {
 }
 
 // addPolicyFlags registers the policy flags on fs and returns where their
-// values land. --config has no -c form, so that no spelling of a command's
-// own -c is ever taken for it. Each protection stays nil until given.
+// values land. --config is also heel's -c where the command has no -c of
+// its own (moat python's is its code); flags end at the command, so a
+// command's own -c is never taken for it. Each protection stays nil until
+// given.
 func addPolicyFlags(fs *pflag.FlagSet) *policyFlags {
 	f := &policyFlags{
 		configFile:   choiceValue{parse: nonEmptyPath, typ: "FILE"},
@@ -32,7 +34,7 @@ func addPolicyFlags(fs *pflag.FlagSet) *policyFlags {
 		auditLog:     choiceValue{parse: nonEmptyPath, typ: "PATH"},
 		auditRotate:  choiceValue{parse: policy.ParseAuditRotate, typ: "daily"},
 	}
-	fs.Var(&f.configFile, "config", "read settings from the TOML `FILE`; flags given here override its scalars and add to its lists and grants")
+	fs.VarP(&f.configFile, "config", freeShorthand(fs, "c"), "read settings from the TOML `FILE`, or from standard input for -; flags given here override its scalars and add to its lists and grants")
 	fs.Var(&f.isolation, "isolation", "how much of the host the sandbox sees: strict (system files only), default (plus toolchain files of the home), permissive (everything but protected paths) (default: default)")
 	for _, s := range []struct {
 		name  string
@@ -40,11 +42,16 @@ func addPolicyFlags(fs *pflag.FlagSet) *policyFlags {
 		usage string
 	}{
 		{"protect-user-home", &f.security.ProtectUserHome, "keep the rest of the home unreadable; =false to lift it"},
-		{"protect-credentials", &f.security.ProtectCredentials, "deny SSH and GnuPG keys, registry tokens and shell histories; =false to lift it"},
+		{"protect-credentials", &f.security.ProtectCredentials, "deny SSH and GnuPG keys, git, GitHub and Docker logins and service tokens; =false to lift it"},
+		{"protect-shell-history", &f.security.ProtectShellHistory, "deny shell and REPL histories; =false to lift it"},
+		{"protect-package-credentials", &f.security.ProtectPackageCredentials, "deny package-registry credentials (npm, PyPI, pip, Cargo, Maven...); =false to lift it"},
 		{"protect-cloud-config", &f.security.ProtectCloudConfig, "deny AWS, Google Cloud, Azure, Kubernetes and similar configuration; =false to lift it"},
 		{"protect-browser-data", &f.security.ProtectBrowserData, "deny browser profiles; =false to lift it"},
 		{"protect-keychains", &f.security.ProtectKeychains, "deny keyrings, KWallet and pass; =false to lift it"},
 		{"allow-gpu", &f.security.AllowGPU, "open the GPU devices; =false to close them"},
+		{"allow-npu", &f.security.AllowNPU, "open NPU and other accelerator devices (/dev/accel*, Ascend, Neuron, VFIO...); =false to close them"},
+		{"allow-hardware", &f.security.AllowHardware, "open USB, serial ports, cameras and audio devices; =false to close them"},
+		{"allow-tcc-prompts", &f.security.AllowTCCPrompts, "macOS: let the sandbox ask for privacy permissions (camera, microphone...); nothing elsewhere"},
 	} {
 		fs.Var(optionalBool{s.p}, s.name, s.usage)
 		fs.Lookup(s.name).NoOptDefVal = "true"

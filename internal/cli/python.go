@@ -73,9 +73,11 @@ To let the code install from PyPI itself:
 	}
 	fs := c.Flags()
 	fs.SetInterspersed(false)
+	// -c is the code, as in python, so it comes first: heel's -c for
+	// --config is then left out (heel.go).
+	fs.StringVarP(&py.code, "code", "c", "", "run the program `CODE`, like python -c")
 	flags = addSandboxFlags(fs)
 	fs.BoolVar(&quiet, "quiet", false, quietUsage)
-	fs.StringVarP(&py.code, "code", "c", "", "run the program `CODE`, like python -c")
 	fs.StringVar(&py.venv, "venv", "", "build (or reuse) the venv at `DIR` (default: one in moat's cache per interpreter and package set)")
 	fs.StringArrayVarP(&py.packages, "package", "p", nil, "install the pip requirement `P` into the venv (repeatable)")
 	fs.StringVar(&py.interpreter, "python", "", "build the venv from the interpreter `P`, a name on PATH or a path (default: python3)")
@@ -207,9 +209,13 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 	if inv.script != "" && !scriptInWorkDir(inv.script, flags.workDir) {
 		flags.grants = append(flags.grants, moat.PathRequest{Path: inv.script, Access: moat.READ})
 	}
+	flags.heel.stdin = std.in
 	res, err := flags.settings()
 	if err != nil {
 		return err
+	}
+	if flags.heel.stdinRead && (inv.repl || len(inv.args) > 0 && inv.args[0] == "-") {
+		return usagef("--config -: standard input is the program's here; give the config as a file")
 	}
 	vc, err := res.Python.VenvConfig()
 	if err != nil {
@@ -220,6 +226,7 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 		return err
 	}
 	defer flags.closeAuditLog()
+	defer flags.printKept(std.err) // heel.go
 	sigs := catchSignals()
 	defer sigs.stop()
 	mgr := &moat.VenvManager{Progress: venvProgress(std.err)}
@@ -237,7 +244,7 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 		return pythonREPL(std, sb, sigs)
 	}
 	cmd := sb.PythonCommand(inv.args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.in, std.out, std.err
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = flags.childStdin(std.in), std.out, std.err
 	if err := cmd.Start(); err != nil {
 		return startError(err)
 	}

@@ -43,6 +43,9 @@ off, and fork bombs, memory bombs and disk fills are stopped.`,
 	root.SetErr(std.err)
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newRunCmd(std), newShellCmd(std), newPythonCmd(std), newDoctorCmd(std), newVersionCmd(std), newCompletionCmd(std), newIPCCmd(std))
+	root.AddCommand(newExecCmd(std), newPolicyCmd(std)) // exec.go, policycmd.go
+	root.AddCommand(newSetupCmd(std))                   // setup.go
+	root.AddCommand(newRedactCmd(std))                  // redact.go
 	return root
 }
 

@@ -10,6 +10,7 @@ import (
 func newRunCmd(std stdio) *cobra.Command {
 	var flags *sandboxFlags
 	var quiet bool
+	var redactOut *runRedactFlag // run_redact.go
 	c := &cobra.Command{
 		Use:   "run [flags] [--] COMMAND [ARG...]",
 		Short: "Run a command in a sandbox",
@@ -23,7 +24,13 @@ to the command's process group; Ctrl-Z (SIGTSTP) stops the command and moat,
 and SIGCONT resumes both.
 
 SIZE is a number of bytes with an optional binary suffix K, M, G or T (also
-KiB, MiB...), or "unlimited"; 0 or no flag means moat's default.`,
+KiB, MiB...), or "unlimited"; 0 or no flag means moat's default.
+
+heel's command lines work unchanged: its names (--max-memory and the other
+--max- limits, --network allow, -c, -e, -v, --working-dir, --env-passthrough,
+--protect-keychain) are aliases of moat's, which each flag's help names, and
+--keep-working-dir keeps the fresh working directory. --config - reads the
+file from standard input; the command's standard input is then /dev/null.`,
 		Example: `  moat run -- python3 -c 'print("hello from the sandbox")'
   moat run --workdir . --env PYTHONHASHSEED=0 --env TERM -- python3 script.py
   moat run --memory 1G --timeout 30s --workdir ./job -- sh ./build.sh   # nothing writable executes: run scripts through their interpreter
@@ -35,12 +42,13 @@ KiB, MiB...), or "unlimited"; 0 or no flag means moat's default.`,
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			return runCommand(std, flags, quiet, args)
+			return redactOut.wrap(std, func(std stdio) error { return runCommand(std, flags, quiet, args) })
 		},
 	}
 	c.Flags().SetInterspersed(false)
 	flags = addSandboxFlags(c.Flags())
 	c.Flags().BoolVar(&quiet, "quiet", false, quietUsage)
+	redactOut = addRunRedactFlag(c.Flags())
 	completeFlagValues(c)
 	return c
 }
@@ -49,6 +57,8 @@ KiB, MiB...), or "unlimited"; 0 or no flag means moat's default.`,
 // command's outcome for exitCode. Once the command is done and the sandbox
 // closed, it prints what the sandbox was refused, unless quiet.
 func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err error) {
+	flags.applyVerbose() // heel.go: -v is MOAT_TRACE=1
+	flags.heel.stdin = std.in
 	trace := newHostTrace()
 	defer trace.print(std.err)
 	trace.mark("runtime+flags")
@@ -58,8 +68,14 @@ func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err 
 	}
 	trace.mark("config")
 	defer flags.closeAuditLog()
+	defer flags.printKept(std.err) // heel.go: after Close, below
 	sigs := catchSignals()
 	defer sigs.stop()
+	py, err := flags.configVenv(std.err) // heel_python.go: the file's [python]
+	if err != nil {
+		return err
+	}
+	cfg.Python = py
 	sb, err := moat.New(cfg)
 	if err != nil {
 		return sandboxError(err)
@@ -71,7 +87,8 @@ func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err 
 	}()
 
 	cmd := sb.Command(args[0], args[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.in, std.out, std.err
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = flags.childStdin(std.in), std.out, std.err
+	activateVenv(sb, cmd, py)
 	if err := cmd.Start(); err != nil {
 		return startError(err)
 	}

@@ -46,11 +46,21 @@ The shell is --shell, else $SHELL if it lies under /usr or /bin, else
 // shell is done and the sandbox closed, it prints what the sandbox was
 // refused, unless quiet.
 func runShell(std stdio, flags *sandboxFlags, quiet bool, shell string) (err error) {
+	flags.heel.stdin = std.in
 	cfg, err := flags.config()
 	if err != nil {
 		return err
 	}
 	defer flags.closeAuditLog()
+	defer flags.printKept(std.err) // heel.go
+	if flags.heel.stdinRead {
+		return usagef("--config -: standard input is the shell's terminal; give the config as a file")
+	}
+	py, err := flags.configVenv(std.err) // heel_python.go: the file's [python]
+	if err != nil {
+		return err
+	}
+	cfg.Python = py
 	if shell == "" {
 		shell = defaultShell(os.Getenv("SHELL"), isExecutable)
 	}
@@ -64,6 +74,7 @@ func runShell(std stdio, flags *sandboxFlags, quiet bool, shell string) (err err
 
 	cmd := sb.Command(shell)
 	cmd.Env = []string{"SHELL=" + shell}
+	activateVenv(sb, cmd, py)
 	return runOnTerminal(std, sb, sigs, "shell", cmd)
 }
 

@@ -274,6 +274,9 @@ func (sc *scanner) place(root string) {
 		}
 		for _, e := range entries {
 			p := filepath.Join(it.dir, e.Name())
+			if it.depth == 0 && IsControlName(e.Name()) {
+				sc.tree(p, 0) // names.go
+			}
 			if gitLike && e.Name() == "objects" {
 				continue
 			}

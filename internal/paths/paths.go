@@ -7,14 +7,8 @@ import (
 	"strings"
 )
 
-// Under reports whether p is dir or lies beneath it. Both are absolute
-// and clean.
-func Under(p, dir string) bool {
-	if dir == "/" {
-		return strings.HasPrefix(p, "/")
-	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
-}
+// Under (under_unix.go, under_windows.go) reports whether p is dir or
+// lies beneath it. Both are absolute and clean.
 
 // UnderAny reports whether p is one of roots or lies beneath one.
 func UnderAny(p string, roots []string) bool {

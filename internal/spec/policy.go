@@ -40,6 +40,16 @@ type Policy struct {
 	Private Private
 	// AllowGPU exposes the GPU device nodes and driver files.
 	AllowGPU bool
+	// AllowNPU exposes the device nodes and driver files of neural and
+	// tensor accelerators (accel, vendor nodes, VFIO).
+	AllowNPU bool
+	// AllowHardware exposes peripheral devices: USB, serial ports,
+	// cameras and audio.
+	AllowHardware bool
+	// AllowTCCPrompts leaves the folders macOS guards with consent
+	// prompts to the level and the protections (the macOS backend);
+	// false denies them outright. Other backends ignore it.
+	AllowTCCPrompts bool
 
 	// Limits are the final resource limits.
 	Limits Limits
@@ -53,6 +63,14 @@ type Policy struct {
 
 	// Network is how the sandbox reaches the network.
 	Network Network
+	// HostNetwork leaves the sandbox on the host's network: no network
+	// namespace and no proxy (Network is then zero). False keeps it off
+	// the network except through the proxy.
+	HostNetwork bool
+
+	// FS is the filesystem policy beyond the working directory and the
+	// grants (fspolicy.go).
+	FS FS
 }
 
 // Level is an isolation level. The zero value is LevelStrict.

@@ -141,7 +141,9 @@ func TestCredentialsInCuratedPaths(t *testing.T) {
 		mustContain(t, hr, s.content) // control: the probe reads them on the host
 	}
 
-	noCredentials := func(s *moat.SecurityConfig) { s.ProtectCredentials = false }
+	// Package-registry credentials have their own switch since the split
+	// (issue 16); the control lifts both, as ProtectCredentials did alone.
+	noCredentials := func(s *moat.SecurityConfig) { s.ProtectCredentials, s.ProtectPackageCredentials = false, false }
 	nothing := func(s *moat.SecurityConfig) { *s = moat.SecurityConfig{} }
 	for _, c := range []struct {
 		name string

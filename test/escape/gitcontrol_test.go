@@ -290,8 +290,8 @@ func TestGitControlNeutralised(t *testing.T) {
 				if exists(subject) {
 					t.Errorf("%s is still there after Close", subject)
 				}
-				if moved, _ := filepath.Glob(subject + ".moat-quarantine-*"); len(moved) == 0 {
-					t.Errorf("%s was not moved aside (kept as %s.moat-quarantine-ID)", subject, rel)
+				if quarantinedAt(t, sb.Refusals(), "git-control", subject) == "" { // controljournal_test.go
+					t.Errorf("%s was not moved to the quarantine of the state directory: %v", rel, sb.Refusals())
 				}
 			}
 			if len(p.moved) == 0 {

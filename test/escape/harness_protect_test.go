@@ -62,6 +62,9 @@ func allProtections() moat.SecurityConfig {
 		ProtectCloudConfig: true,
 		ProtectBrowserData: true,
 		ProtectKeychains:   true,
+		// Split out of ProtectCredentials (issue 16).
+		ProtectShellHistory:       true,
+		ProtectPackageCredentials: true,
 	}
 }
 

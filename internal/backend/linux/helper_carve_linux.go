@@ -37,6 +37,10 @@ type llRule struct {
 type carveRule struct {
 	Path string `json:"path"`
 	Keep uint64 `json:"keep"`
+	// Seal expands the directory at Path like a directory on the way to
+	// a carved path: it keeps only listing (of Keep), its entries that
+	// exist now get Keep, and entries created later get no rule.
+	Seal bool `json:"seal,omitempty"`
 }
 
 // ancestorRights are what a directory on the way to a carved path keeps:
@@ -56,12 +60,16 @@ func carve(rules []llRule, carved []carveRule, readDir readDirFunc) []llRule {
 	var out []llRule
 	for _, r := range rules {
 		var inside []carveRule
-		for _, c := range carved {
-			if isStrictlyUnder(c.Path, r.Path) {
+		var sealed *carveRule
+		for i, c := range carved {
+			switch {
+			case isStrictlyUnder(c.Path, r.Path):
 				inside = append(inside, c)
+			case c.Seal && c.Path == r.Path:
+				sealed = &carved[i]
 			}
 		}
-		if len(inside) == 0 {
+		if len(inside) == 0 && sealed == nil {
 			out = append(out, r)
 			continue
 		}
@@ -70,7 +78,11 @@ func carve(rules []llRule, carved []carveRule, readDir readDirFunc) []llRule {
 		top := r
 		top.Access &= ancestorRights
 		out = append(out, top)
-		out = expandDir(out, r.Path, r.Access, inside, readDir)
+		access := r.Access
+		if sealed != nil {
+			access &= sealed.Keep
+		}
+		out = expandDir(out, r.Path, access, inside, readDir)
 	}
 	return out
 }
@@ -103,6 +115,12 @@ func expandDir(out []llRule, dir string, access uint64, inside []carveRule, read
 		}
 		mode := kinds[name]
 		switch {
+		case self != nil && self.Seal && mode.IsDir():
+			// Sealed: listing, and its present entries (carved below).
+			if keep := access & self.Keep; keep != 0 {
+				out = append(out, llRule{Path: p, Access: keep & ancestorRights, NoFollow: true})
+				out = expandDir(out, p, keep, below, readDir)
+			}
 		case self != nil && len(below) > 0 && mode.IsDir():
 			// Carved itself and holding carved paths: what it keeps,
 			// carved again below.

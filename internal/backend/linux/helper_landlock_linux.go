@@ -97,6 +97,7 @@ func planRules(s *helperSpec, readDir readDirFunc) []llRule {
 	add(s.ReadOnly, fsRead, false)
 	add(s.DevFiles, dirRead, false)
 	add(s.ListOnly, unix.LANDLOCK_ACCESS_FS_READ_DIR, false)
+	add(virtualPaths(s), fsRead, false) // host_fspolicy_linux.go
 	for _, p := range s.TempRead {
 		if _, inside := privateSource(s, p); inside {
 			// A read-only bind inside the private /tmp, whose rule

@@ -77,6 +77,12 @@ func setupMounts(s *helperSpec, beforePivot func() error) error {
 		return err
 	}
 	defer closeBinds(binds)
+	// After the binds are open: its tmpfs covers stagingRoot.
+	vsrc, vbinds, err := openVirtual(s, binds) // helper_fspolicy_linux.go
+	if err != nil {
+		return err
+	}
+	defer vsrc.close()
 
 	// The new root is mounted on stagingRoot while it is built; every
 	// source is already open, so what that hides does not matter.
@@ -94,7 +100,7 @@ func setupMounts(s *helperSpec, beforePivot func() error) error {
 	}
 	// Binds and masks in path order, parents first, so that a mask lands
 	// on what a bind brought in and a bind inside a mask shows through it.
-	masks, err := placeAll(root, binds, s.MaskFiles)
+	masks, err := placeAll(root, append(binds[:len(binds):len(binds)], vbinds...), s.MaskFiles, s.DenyMasks, vsrc.emptyFD())
 	if err != nil {
 		return err
 	}
@@ -499,24 +505,36 @@ func lockedFlags(st int64) uintptr {
 // hides what exists at its path: a directory behind an empty tmpfs, a file
 // behind /dev/null. It returns the tmpfs masks, which the caller makes
 // read-only once everything that shows through them is in place.
-func placeAll(root string, binds []bind, maskPaths []string) ([]string, error) {
+func placeAll(root string, binds []bind, maskPaths []string, denyMasks []denyMask, deniedFile int) ([]string, error) {
 	type item struct {
-		path string
-		bind *bind
+		path   string
+		bind   *bind
+		mode   string // of a directory mask
+		denied bool
 	}
 	var items []item
 	for i := range binds {
 		if !strings.HasPrefix(binds[i].path, "/dev/") {
-			items = append(items, item{binds[i].path, &binds[i]})
+			items = append(items, item{path: binds[i].path, bind: &binds[i]})
 		}
 	}
 	for _, m := range maskPaths {
-		items = append(items, item{path: m})
+		items = append(items, item{path: m, mode: "0755"})
+	}
+	for _, m := range denyMasks {
+		// Denied: no permission to list (EACCES), only to pass through
+		// to a grant inside.
+		mode := "0000"
+		if m.Traverse {
+			mode = "0111"
+		}
+		items = append(items, item{path: m.Path, mode: mode, denied: true})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].path < items[j].path })
 	pt := newPrivateTree(root)
 	defer pt.close()
 	var dirs []string
+	final := map[string]string{} // denied directories' masks, their modes
 	for _, it := range items {
 		if it.bind != nil {
 			if err := placeBind(root, *it.bind, pt); err != nil {
@@ -531,8 +549,19 @@ func placeAll(root string, binds []bind, maskPaths []string) ([]string, error) {
 		}
 		switch {
 		case fi.IsDir():
-			if err = mountTmpfs(target, "mode=0755,size=64k"); err == nil {
+			mode := it.mode
+			if it.denied {
+				// Mount points inside are made first; the zygote has no
+				// CAP_DAC_OVERRIDE. The mode is set once they exist.
+				mode = "0700"
+				final[target] = it.mode
+			}
+			if err = mountTmpfs(target, "mode="+mode+",size=64k"); err == nil {
 				dirs = append(dirs, target)
+			}
+		case fi.Mode().IsRegular() && it.denied && deniedFile >= 0:
+			if err = bindFD(deniedFile, target, 0); err == nil {
+				err = remount(target, unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC)
 			}
 		case fi.Mode().IsRegular():
 			if err = unix.Mount(root+"/dev/null", target, "", unix.MS_BIND, ""); err != nil {
@@ -544,6 +573,9 @@ func placeAll(root string, binds []bind, maskPaths []string) ([]string, error) {
 		}
 	}
 	if err := pt.sealParents(binds); err != nil { // helper_privatemount_linux.go
+		return nil, err
+	}
+	if err := chmodMasks(final); err != nil { // helper_fspolicy_linux.go
 		return nil, err
 	}
 	return dirs, nil

@@ -191,15 +191,21 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		z.trace.mark("sockguard")
 	}
 	// The network namespace before the mounts: the memory watch must
-	// know how many TCP sockets in it are moat's own listeners.
-	if err := bringUpLoopback(); err != nil {
-		return &nsError{fmt.Errorf("network namespace: %w", err)}
+	// know how many TCP sockets in it are moat's own listeners. Without
+	// one (the host's network, chosen explicitly) there is nothing to
+	// bring up and no stub or proxy to listen for.
+	if s.NS.Net {
+		if err := bringUpLoopback(); err != nil {
+			return &nsError{fmt.Errorf("network namespace: %w", err)}
+		}
 	}
 	if err := unix.Sethostname([]byte("moat")); err != nil {
 		return &nsError{fmt.Errorf("sethostname: %w", err)}
 	}
-	z.dnsFD = openDNSStub()
-	if s.ProxyPort > 0 {
+	if s.NS.Net {
+		z.dnsFD = openDNSStub()
+	}
+	if s.ProxyPort > 0 && s.NS.Net {
 		if z.proxyFD, err = listenLoopback(s.ProxyPort); err != nil {
 			return fmt.Errorf("proxy listener: %w", err)
 		}
@@ -328,6 +334,9 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 			}
 		}
 		rules = rs
+	}
+	if err := z.hideProc(); err != nil { // helper_fspolicy_linux.go
+		return fail(err)
 	}
 	if err := applyPriority(z.spec.Nice, z.spec.IOPriority); err != nil {
 		return fail(err)

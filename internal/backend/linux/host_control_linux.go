@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/moat-sandbox/moat/internal/gitguard"
 )
@@ -90,7 +89,7 @@ func (cp *controlPlan) place(w string, seen map[string]bool) error {
 		return err
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".moat-") {
+		if gitguard.IsControlName(e.Name()) { // .moat-*, .heimdall-*, .agents, .pi
 			cp.add(filepath.Join(w, e.Name()), seen)
 		}
 	}

@@ -25,6 +25,7 @@ type Engine struct {
 	base    helperSpec
 	gaps    []string
 	control *controlPlan // placeholders for control paths, removed by Close
+	guards  *denyGuards  // placeholders for missing denied paths, removed by Close
 	hostLn  net.Listener // the proxy's listener on the host, without a network namespace
 	gen     int          // bumped by configure: a zygote built before is stale
 	closed  bool
@@ -51,6 +52,9 @@ type Engine struct {
 // strict enforcement would need and the host lacks; the caller decides.
 func New(p spec.Policy) (*Engine, error) {
 	e := &Engine{policy: p, host: Probe()}
+	if err := e.checkVirtual(); err != nil { // host_fspolicy_linux.go
+		return nil, err
+	}
 	if err := e.setupCgroup(); err != nil {
 		return nil, err
 	}
@@ -61,6 +65,9 @@ func New(p spec.Policy) (*Engine, error) {
 			return nil, fmt.Errorf("control paths: %w", err)
 		}
 		e.control = cp
+	}
+	if len(p.FS.Deny) > 0 && e.host.UserNS {
+		e.guards = planDenyGuards(&e.policy, e.grantedPath) // host_denyguard_linux.go
 	}
 	e.configure(e.host.UserNS)
 	if err := e.listenOnHost(); err != nil {
@@ -101,7 +108,7 @@ func (e *Engine) configure(withNamespaces bool) {
 	}
 	e.ns = namespaces{}
 	if withNamespaces {
-		e.ns = namespaces{User: true, Mount: true, PID: true, Net: true, IPC: true, UTS: true, Cgroup: true}
+		e.ns = namespaces{User: true, Mount: true, PID: true, Net: !e.policy.HostNetwork, IPC: true, UTS: true, Cgroup: true}
 	}
 	e.gaps = nil
 	e.gen++
@@ -118,8 +125,8 @@ func (e *Engine) Fallback(err error) bool {
 	e.mu.Lock()
 	usingNS := e.ns.User
 	e.mu.Unlock()
-	if !usingNS {
-		return false
+	if !usingNS || len(e.policy.FS.Virtual) > 0 {
+		return false // virtual files exist only in a mount namespace
 	}
 	var se *spec.StartError
 	var spawn *spawnError
@@ -166,6 +173,7 @@ func (e *Engine) Close() error {
 	e.pending = nil
 	e.zmu.Unlock()
 	e.control.cleanup()
+	e.guards.cleanup()
 	e.mu.Lock()
 	if e.hostLn != nil {
 		e.hostLn.Close()

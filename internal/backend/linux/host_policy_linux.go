@@ -44,7 +44,7 @@ func (e *Engine) buildBaseSpec() helperSpec {
 		DevFiles:     append([]string(nil), devFiles...),
 		NS:           e.ns,
 		LandlockABI:  e.host.LandlockABI,
-		DenyConnect:  !e.ns.Net,
+		DenyConnect:  !e.ns.Net && !p.HostNetwork,
 		Scope:        true,
 		AllowInetTCP: e.ns.Net || e.host.LandlockABI >= 4,
 		Nice:         p.Nice,
@@ -92,6 +92,7 @@ func (e *Engine) buildBaseSpec() helperSpec {
 	}
 	s.WriteExec = append(s.WriteExec, p.Scratch...)
 	e.applyLevel(&s)
+	e.applyFS(&s) // host_fspolicy_linux.go
 	s.Rlimits = e.rlimits()
 	return s
 }
@@ -158,6 +159,7 @@ func (e *Engine) applyLevel(s *helperSpec) {
 		s.DevFiles = append(s.DevFiles, gpuPaths()...)
 		s.ReadOnly = append(s.ReadOnly, gpuDriverFiles...)
 	}
+	e.applyDeviceClasses(s) // host_devices_linux.go: AllowNPU, AllowHardware
 	if e.ns.Mount && e.control != nil {
 		s.ControlRO = e.control.readOnly
 		s.ControlPins = e.control.pins
@@ -272,6 +274,12 @@ func (e *Engine) assess() (layers []spec.Layer, missing []string) {
 
 	net := spec.Layer{Name: "network"}
 	switch {
+	case e.policy.HostNetwork:
+		// Chosen explicitly (moat.HostNetwork): not a missing layer.
+		net.Detail = "host (not isolated): no network namespace and no proxy; every connection the host can make is allowed, none is audited"
+		if h.Seccomp {
+			net.Detail += "; seccomp still refuses UDP, raw, MPTCP and Fast Open sockets"
+		}
 	case e.ns.Net && e.policy.Network.ProxyPort > 0:
 		net.Active, net.Detail = true, fmt.Sprintf("network namespace with only lo; the policy proxy listens on 127.0.0.1:%d inside it and is the only way out; a DNS stub answers direct lookups \"no such name\" and lists them", e.policy.Network.ProxyPort)
 	case e.policy.Network.ProxyPort > 0 && h.LandlockABI >= 4 && h.Seccomp:
@@ -322,6 +330,11 @@ func (e *Engine) assess() (layers []spec.Layer, missing []string) {
 	layers = append(layers, ns)
 
 	layers = append(layers, e.isolationLayer(), e.protectionLayer())
+	if detail, active, ok := e.fsLayer(); ok { // host_fspolicy_linux.go
+		layers = append(layers, spec.Layer{Name: "filesystem-policy", Active: active, Detail: detail})
+		m, g := e.fsMissing()
+		missing, e.gaps = append(missing, m...), append(e.gaps, g...)
+	}
 
 	if places := writablePlaces(&e.policy); len(places) > 0 {
 		cp := spec.Layer{Name: "control-paths", Active: e.ns.Mount && e.control != nil}
@@ -334,7 +347,7 @@ func (e *Engine) assess() (layers []spec.Layer, missing []string) {
 		// them: the layer is missing.
 		switch {
 		case cp.Active:
-			cp.Detail = "git hooks/, config, config.worktree, commondir, info/, gitdir pointers, included config files and .moat-* read-only in the working directory and writable grants; repositories and git control files the run creates are moved aside at Close and reported"
+			cp.Detail = "git hooks/, config, config.worktree, commondir, info/, gitdir pointers, included config files, and .moat-*, .heimdall-*, .agents and .pi, read-only in the working directory and writable grants; repositories and git control files the run creates are moved aside at Close and reported"
 			if len(e.control.links) > 0 {
 				cp.Detail += fmt.Sprintf("; %s is a symbolic link, which a mount cannot pin: a repository put in its place is moved aside at Close", e.control.links[0])
 			}

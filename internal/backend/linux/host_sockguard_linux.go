@@ -101,6 +101,11 @@ func (e *Engine) socketLayer(layers []spec.Layer, missing []string) ([]spec.Laye
 		l.Detail = fmt.Sprintf("connect() and sends to path Unix sockets supervised: only the sandbox's own sockets and %d granted ones", len(e.policy.Sockets))
 	case !e.ns.Mount:
 		l.Detail = "needs the sandbox's namespaces: a host Unix socket reachable by path can be connected to"
+	case e.policy.HostNetwork:
+		// Chosen with the host's network: the guard tells the sandbox's
+		// sockets from the host's by network namespace.
+		l.Detail = "not supervised on the host's network: a host Unix socket in a directory the sandbox sees can be connected to"
+		e.gaps = append(e.gaps, "host network: "+l.Detail)
 	default:
 		l.Detail = e.host.SocketGuardReason
 		if l.Detail == "" {

@@ -191,13 +191,13 @@ func (e *Engine) closeZygote() {
 func (e *Engine) startZygote(hs helperSpec, useNS bool) (*zygote, error) {
 	sp := e.pending.take()
 	e.pending = nil
-	if sp != nil && sp.useNS != useNS {
+	if sp != nil && (sp.useNS != useNS || sp.hostNet != (useNS && e.policy.HostNetwork)) {
 		sp.close() // spawned for namespaces the engine does not use now
 		sp = nil
 	}
 	if sp == nil {
 		var err error
-		if sp, err = spawnZygote(useNS, e.cg); err != nil {
+		if sp, err = spawnZygoteNet(useNS, useNS && e.policy.HostNetwork, e.cg); err != nil {
 			return nil, err
 		}
 	} else if hs.TraceStart != 0 {
@@ -219,6 +219,7 @@ type spawned struct {
 	z       *zygote
 	statusR *os.File
 	useNS   bool
+	hostNet bool // in the host's network namespace (HostNetwork)
 	started time.Time
 }
 
@@ -288,6 +289,12 @@ func (e *Engine) Adopt(sp *Spawned) {
 // cgroup cg when it can be placed there at the clone; it waits for its
 // spec.
 func spawnZygote(useNS bool, cg *cgroup.Group) (*spawned, error) {
+	return spawnZygoteNet(useNS, false, cg)
+}
+
+// spawnZygoteNet is spawnZygote, leaving the zygote in the host's network
+// namespace when hostNet.
+func spawnZygoteNet(useNS, hostNet bool, cg *cgroup.Group) (*spawned, error) {
 	ctrl, ctrlChild, err := seqpacketPair("moat-zygote")
 	if err != nil {
 		return nil, err
@@ -306,7 +313,11 @@ func spawnZygote(useNS bool, cg *cgroup.Group) (*spawned, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}}
 	if useNS {
-		z.proc.SysProcAttr = namespaceAttr(zygoteFlags)
+		flags := uintptr(zygoteFlags)
+		if hostNet {
+			flags &^= syscall.CLONE_NEWNET
+		}
+		z.proc.SysProcAttr = namespaceAttr(flags)
 	}
 	if cg != nil && cg.V2FD() >= 0 && clone3Works() {
 		z.proc.SysProcAttr.UseCgroupFD = true
@@ -321,7 +332,7 @@ func spawnZygote(useNS bool, cg *cgroup.Group) (*spawned, error) {
 		statusR.Close()
 		return nil, &spawnError{err}
 	}
-	return &spawned{z: z, statusR: statusR, useNS: useNS, started: started}, nil
+	return &spawned{z: z, statusR: statusR, useNS: useNS, hostNet: hostNet, started: started}, nil
 }
 
 // zygoteFDTable is how many descriptors the zygote's table holds from its

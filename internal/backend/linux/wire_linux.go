@@ -66,6 +66,14 @@ type helperSpec struct {
 	// ControlPins are the directories on the way to control paths, bound
 	// onto themselves with the flags of the place that holds them.
 	ControlPins []string `json:"control_pins,omitempty"`
+	// DenyMasks are denied paths hidden in the mount namespace
+	// (helper_fspolicy_linux.go).
+	DenyMasks []denyMask `json:"deny_masks,omitempty"`
+	// Virtual are read-only files that exist only in the mount namespace.
+	Virtual []virtualFile `json:"virtual,omitempty"`
+	// HideProc runs each command in a mount namespace of its own, a copy
+	// of the sandbox's without /proc.
+	HideProc bool `json:"hide_proc,omitempty"`
 	// ProxyPort, when set, is the policy proxy's port: inside the network
 	// namespace the zygote listens on 127.0.0.1 there and passes the
 	// listener to moat; without one, moat listens on the host's loopback

@@ -1,0 +1,5 @@
+package moat
+
+// filesystemPolicyEnforced says that this platform's backend enforces
+// Deny, ReadOnly, Seal, VirtualFiles, HideProc and HostNetwork.
+const filesystemPolicyEnforced = true

@@ -1,0 +1,12 @@
+//go:build !unix
+
+package fspattern
+
+import "os"
+
+// fileKey names one inode: its device and number.
+type fileKey struct{ dev, ino uint64 }
+
+// linkInfo says nothing on this platform (os.FileInfo carries no link
+// count), so no hard links are looked for.
+func linkInfo(os.FileInfo) (fileKey, uint64, bool) { return fileKey{}, 0, false }
