@@ -85,7 +85,10 @@ type Writer struct {
 // text written, provided no line exceeds the line limit and no finding
 // exceeds the hold limit. Past those limits the output still never
 // contains the raw bytes of a span that d finds in the text the writer
-// looked at.
+// looked at: a long line cut inside it carries its last bytes (8 KiB)
+// into the next detection, so a key word before the cut still marks its
+// value after it, and after a forced flush inside an open PEM block the
+// following body lines stay redacted up to the block's end.
 //
 // If d fails, the writer writes nothing more (not even what it holds) and
 // returns the error, wrapped to match [ErrWriterFailed], from that and

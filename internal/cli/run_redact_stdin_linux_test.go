@@ -113,6 +113,7 @@ func TestRunRedactWritableStdin(t *testing.T) {
 					defer rd.Close()
 					stdin = f
 					readBack = func() string {
+						rd.SetReadDeadline(time.Now().Add(time.Second))
 						b := make([]byte, 4096)
 						n, _ := rd.Read(b)
 						return string(b[:max(n, 0)])

@@ -8,7 +8,7 @@
 // min(256, (limit-1)/2); the model's 33 BIOES logits per token; Viterbi
 // over the legal BIOES transitions with the biases of
 // viterbi_calibration.json; spans mapped to bytes and merged; and
-// [REDACTED:<category>] markers through [redact.Apply].
+// [REDACTED:<category>] markers through [redact.Redact].
 //
 // Everything but the ONNX session is pure Go and always built. The session
 // uses github.com/yalue/onnxruntime_go, which needs cgo and dlopens the ONNX

@@ -145,13 +145,15 @@ func (e *Engine) Detect(text string) ([]redact.Finding, error) {
 }
 
 // Redact returns text with each detected span replaced by
-// [REDACTED:<category>], through [redact.Apply].
+// [REDACTED:<category>], through [redact.Redact]: Heimdall's apply_spans
+// on valid UTF-8, where a span next to a stray byte widens rather than
+// being dropped.
 func (e *Engine) Redact(text string) (string, error) {
 	f, err := e.Detect(text)
 	if err != nil {
 		return "", err
 	}
-	return redact.Apply(text, f), nil
+	return redact.Redact(text, f), nil
 }
 
 // Spans returns the merged byte spans the model finds in text.
