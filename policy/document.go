@@ -261,11 +261,11 @@ func checkValue(f field, v *jnode, path string) error {
 		switch v.kind {
 		case 'n':
 			if _, err := wholeNumber(v.num, 0, 1<<63-1); err != nil {
-				return fmt.Errorf("%s %s: %v", path, v.num, err)
+				return fmt.Errorf("%s %s: %w", path, v.num, err)
 			}
 			if f.kind == kindDuration {
 				if n, _ := wholeNumber(v.num, 0, 1<<63-1); n > int64(1<<63-1)/int64(time.Second) {
-					return fmt.Errorf("%s %s: %v", path, v.num, ErrTooLarge)
+					return fmt.Errorf("%s %s: %w", path, v.num, ErrTooLarge)
 				}
 			}
 		case 's':
@@ -279,7 +279,7 @@ func checkValue(f field, v *jnode, path string) error {
 				_, err = ParseDuration(v.str)
 			}
 			if err != nil {
-				return fmt.Errorf("%s %q: %v", path, v.str, err)
+				return fmt.Errorf("%s %q: %w", path, v.str, err)
 			}
 		default:
 			return want("a number or a string")
@@ -289,7 +289,7 @@ func checkValue(f field, v *jnode, path string) error {
 			return want("a whole number")
 		}
 		if _, err := wholeNumber(v.num, int64(f.min), int64(f.max)); err != nil {
-			return fmt.Errorf("%s %s: %v", path, v.num, err)
+			return fmt.Errorf("%s %s: %w", path, v.num, err)
 		}
 	}
 	return nil
@@ -445,7 +445,7 @@ func (d *Document) extractEnv(n *jnode) error {
 	allow, deny := n.get("allow"), n.get("deny")
 	for _, name := range allow.strings() {
 		if err := CheckEnvVar(EnvVar{Name: name}); err != nil {
-			return fmt.Errorf("env.allow %q: %v", name, err)
+			return fmt.Errorf("env.allow %q: %w", name, err)
 		}
 	}
 	for _, name := range deny.strings() {
@@ -460,7 +460,7 @@ func (d *Document) extractEnv(n *jnode) error {
 		for i, name := range s.keys {
 			e := EnvVar{Name: name, Value: s.vals[i].str, Set: true}
 			if err := CheckEnvVar(e); err != nil {
-				return fmt.Errorf("env.set %q: %v", name, err)
+				return fmt.Errorf("env.set %q: %w", name, err)
 			}
 			d.Env.Set = append(d.Env.Set, e)
 		}
@@ -516,14 +516,14 @@ func (d *Document) extractNetwork(root *jnode) error {
 	for _, p := range root.get("allowDomains").strings() {
 		s, err := ParseDomain(p)
 		if err != nil {
-			return fmt.Errorf("allowDomains %q: %v", p, err)
+			return fmt.Errorf("allowDomains %q: %w", p, err)
 		}
 		d.AllowDomains = append(d.AllowDomains, s)
 	}
 	for _, p := range root.get("allowLocal").strings() {
 		s, err := ParseLocal(p)
 		if err != nil {
-			return fmt.Errorf("allowLocal %q: %v", p, err)
+			return fmt.Errorf("allowLocal %q: %w", p, err)
 		}
 		d.AllowLocal = append(d.AllowLocal, s)
 	}
@@ -604,7 +604,7 @@ func (d *Document) extractLimits(n *jnode) error {
 	if v := n.get("ioPriority"); v != nil {
 		p, err := ParseIOPriority(v.str)
 		if err != nil {
-			return fmt.Errorf("limits.ioPriority %q: %v", v.str, err)
+			return fmt.Errorf("limits.ioPriority %q: %w", v.str, err)
 		}
 		l.IOPriority = &p
 	}

@@ -94,13 +94,13 @@ func (d *Document) Exec(h ExecHost) (*Exec, error) {
 	}
 	l := d.layer()
 	if l.AuditLog, err = placePath(d.AuditLog, cwd, home); err != nil {
-		return nil, fmt.Errorf("moat: auditLog %q: %v", d.AuditLog, err)
+		return nil, fmt.Errorf("moat: auditLog %q: %w", d.AuditLog, err)
 	}
 	l.Grants = nil
 	for _, g := range d.Grants {
 		p, err := placePath(g.Path, cwd, home)
 		if err != nil {
-			return nil, fmt.Errorf("moat: grants %q: %v", g.Path, err)
+			return nil, fmt.Errorf("moat: grants %q: %w", g.Path, err)
 		}
 		l.Grants = append(l.Grants, moat.PathRequest{Path: p, Access: g.Access})
 	}
@@ -144,7 +144,7 @@ func (d *Document) cwd(h ExecHost, home string) (string, error) {
 	shown := quoteOdd(raw)
 	p, err := ExpandPath(raw, h.Environ)
 	if err != nil {
-		return "", fmt.Errorf("moat: invalid cwd: %s: %v", shown, err)
+		return "", fmt.Errorf("moat: invalid cwd: %s: %w", shown, err)
 	}
 	if !filepath.IsAbs(p) {
 		if h.Dir == "" {
@@ -158,7 +158,7 @@ func (d *Document) cwd(h ExecHost, home string) (string, error) {
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return "", fmt.Errorf("moat: invalid cwd: %s: %v", shown, unwrapPath(err))
+		return "", fmt.Errorf("moat: invalid cwd: %s: %w", shown, unwrapPath(err))
 	}
 	return real, nil
 }

@@ -134,5 +134,5 @@ func jsonError(err error) error {
 	if errors.As(err, &se) {
 		return fmt.Errorf("invalid JSON at byte %d: %s", se.Offset, se.Error())
 	}
-	return fmt.Errorf("invalid JSON: %v", err)
+	return fmt.Errorf("invalid JSON: %w", err)
 }

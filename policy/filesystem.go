@@ -80,7 +80,7 @@ func PlanFilesystem(cwd, home string, deny, writable []string) (*FilesystemPlan,
 	cwd = filepath.Clean(cwd)
 	real, err := filepath.EvalSymlinks(cwd)
 	if err != nil {
-		return nil, fmt.Errorf("moat: filesystem policy: cwd %q: %v", cwd, unwrapPath(err))
+		return nil, fmt.Errorf("moat: filesystem policy: cwd %q: %w", cwd, unwrapPath(err))
 	}
 	var aliases []string
 	if real != cwd {

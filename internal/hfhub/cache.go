@@ -47,7 +47,7 @@ func (c Cache) Lookup(repo, revision, file string) (string, error) {
 		return "", fmt.Errorf("%w: %s", ErrNotCached, p)
 	}
 	if err != nil {
-		return "", fmt.Errorf("moat: model cache: %v", err)
+		return "", fmt.Errorf("moat: model cache: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("moat: model cache: %s is not a regular file", p)

@@ -178,7 +178,7 @@ func (c *Client) head(ctx context.Context, repo, revision, file string) (meta, e
 		if redirect && resp.Header.Get("X-Linked-Etag") == "" {
 			next, err := resp.Request.URL.Parse(loc)
 			if err != nil {
-				return meta{}, fmt.Errorf("hub redirect %q: %v", loc, err)
+				return meta{}, fmt.Errorf("hub redirect %q: %w", loc, err)
 			}
 			if hops >= 5 {
 				return meta{}, errors.New("hub redirected too often")
@@ -193,7 +193,7 @@ func (c *Client) head(ctx context.Context, repo, revision, file string) (meta, e
 		if redirect {
 			next, err := resp.Request.URL.Parse(loc)
 			if err != nil {
-				return meta{}, fmt.Errorf("hub redirect %q: %v", loc, err)
+				return meta{}, fmt.Errorf("hub redirect %q: %w", loc, err)
 			}
 			m.location = next.String()
 		}
