@@ -8,7 +8,6 @@ package escape_test
 // use, so the probe needs no GPU.
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -30,24 +29,11 @@ for p in sys.argv[1:]:
             print("DENIED-%s %s errno=%d" % (name, p, e.errno))
 `
 
-// needGPUNodes skips, loudly, when test.sh has not created the fake nodes,
-// and checks the host can open them (the control).
+// needGPUNodes skips, loudly, when test.sh has not created the fake GPU
+// nodes, and checks the host can open them (the control).
 func needGPUNodes(t *testing.T) {
 	t.Helper()
-	for _, n := range gpuNodes {
-		fi, err := os.Stat(n)
-		if err != nil {
-			t.Skipf("SKIPPING the GPU probes: %s is missing (%v). test.sh, run as root, creates fake GPU device nodes (mknod c 1 3, mode 0666) at %s before the battery; run ./test.sh as root or create them by hand", n, err, strings.Join(gpuNodes, ", "))
-		}
-		if fi.Mode()&os.ModeCharDevice == 0 {
-			t.Fatalf("%s is not a character device (%v); test.sh creates it as one", n, fi.Mode())
-		}
-		f, err := os.OpenFile(n, os.O_RDWR, 0)
-		if err != nil {
-			t.Fatalf("control: the host cannot open %s read-write: %v", n, err)
-		}
-		f.Close()
-	}
+	needFakeNodes(t, gpuNodes) // devices_test.go
 }
 
 // Without AllowGPU no GPU node can be opened, at any level; with it, each
