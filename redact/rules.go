@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -147,7 +146,7 @@ const maxTokenLen = 4096
 // anchored, only there: the regular expression runs on candidates, not
 // on the whole text. It reports group g of each match that check (if not
 // nil) accepts; check sees the whole text and the span.
-func prefixFind(prefixes []string, fold bool, re *regexp.Regexp, g int, check func(text string, start, end int) bool) func(*scan, func(int, int)) {
+func prefixFind(prefixes []string, fold bool, re *lazyRegexp, g int, check func(text string, start, end int) bool) func(*scan, func(int, int)) {
 	// A token must not be glued to a word before it; checking that first
 	// keeps runs like "eyJeyJeyJ..." from costing one match each.
 	bounded := check != nil
@@ -202,8 +201,13 @@ func urlPlaceholder(p string) bool {
 	return true // an upper-case name: a placeholder in documentation
 }
 
-// anchored compiles a pattern that must match where it is applied.
-func anchored(re string) *regexp.Regexp { return regexp.MustCompile(`^(?:` + re + `)`) }
+// anchored returns a pattern, compiled on first use, that must match where
+// it is applied.
+func anchored(re string) *lazyRegexp {
+	l := &lazyRegexp{src: `^(?:` + re + `)`}
+	lazyRegexps = append(lazyRegexps, l)
+	return l
+}
 
 // findURLPasswords reports the password of scheme://user:password@host.
 func findURLPasswords(sc *scan, add func(int, int)) {

@@ -156,11 +156,12 @@ func CuratedCredentials(home string, curated []string) []string {
 			}
 		}
 	}
+	names := listings{} // most curated entries share a few directories
 	for _, rel := range curated {
 		p := filepath.Join(home, rel)
 		// Curated entries that are links are followed only by the
 		// sandbox's rules on what they lead to; scan real directories.
-		if fi, err := os.Lstat(p); err == nil && fi.IsDir() && !scanSkipRoots[rel] {
+		if t, ok := names.lookupPath(p); ok && t.IsDir() && !scanSkipRoots[rel] {
 			rootBudget = scanRootBudget
 			walk(p, 1)
 		}

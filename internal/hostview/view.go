@@ -48,6 +48,7 @@ func View(in Input) spec.View {
 		}
 	}
 	dirs := map[string]string{} // a directory and what it resolves to; "" when missing
+	names := listings{}         // what each resolved directory holds
 	for _, h := range AllHomes(v.Home) {
 		if in.Protected == nil {
 			break
@@ -62,7 +63,7 @@ func View(in Input) spec.View {
 			}
 			addProtected(p)
 			real := filepath.Join(parent, filepath.Base(p))
-			if fi, err := os.Lstat(real); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if t, ok := names.lookup(parent, filepath.Base(p)); ok && t&os.ModeSymlink != 0 {
 				if r, err := filepath.EvalSymlinks(real); err == nil {
 					real = r
 				}
@@ -80,7 +81,11 @@ func View(in Input) spec.View {
 			return
 		}
 		for _, p := range in.Toolchains(v.Home) {
-			if _, err := os.Lstat(p); err != nil {
+			parent := resolveDir(filepath.Dir(p), dirs)
+			if parent == "" {
+				continue
+			}
+			if _, ok := names.lookup(parent, filepath.Base(p)); !ok {
 				continue
 			}
 			if r := ResolveExisting(p); r != "" && !seen[r] {

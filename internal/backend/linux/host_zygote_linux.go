@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -308,7 +310,7 @@ func spawnZygoteNet(useNS, hostNet bool, cg *cgroup.Group) (*spawned, error) {
 	z := &zygote{ctrl: ctrl, proc: &exec.Cmd{
 		Path:        "/proc/self/exe",
 		Args:        []string{"moat-zygote"},
-		Env:         []string{HelperEnv + "=zygote"},
+		Env:         zygoteEnv(),
 		ExtraFiles:  bigTable(ctrlChild, statusW),
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}}
@@ -317,7 +319,7 @@ func spawnZygoteNet(useNS, hostNet bool, cg *cgroup.Group) (*spawned, error) {
 		if hostNet {
 			flags &^= syscall.CLONE_NEWNET
 		}
-		z.proc.SysProcAttr = namespaceAttr(flags)
+		z.proc.SysProcAttr = vforkNamespaceAttr(flags) // host_vforkspawn_linux.go
 	}
 	if cg != nil && cg.V2FD() >= 0 && clone3Works() {
 		z.proc.SysProcAttr.UseCgroupFD = true
@@ -327,12 +329,25 @@ func spawnZygoteNet(useNS, hostNet bool, cg *cgroup.Group) (*spawned, error) {
 	err = startOnSpawner(z.proc)
 	ctrlChild.Close()
 	statusW.Close()
+	if err == nil && useNS {
+		if err = mapSpawnedUser(z.proc.Process.Pid); err != nil {
+			_ = z.proc.Process.Kill()
+			_, _ = z.proc.Process.Wait()
+		}
+	}
 	if err != nil {
 		ctrl.Close()
 		statusR.Close()
 		return nil, &spawnError{err}
 	}
 	return &spawned{z: z, statusR: statusR, useNS: useNS, hostNet: hostNet, started: started}, nil
+}
+
+// zygoteEnv is the zygote's whole environment: its role, and the
+// GOMAXPROCS this process runs with, which the zygote's runtime would
+// otherwise work out again from the cgroup files at every start.
+func zygoteEnv() []string {
+	return []string{HelperEnv + "=zygote", "GOMAXPROCS=" + strconv.Itoa(runtime.GOMAXPROCS(0))}
 }
 
 // zygoteFDTable is how many descriptors the zygote's table holds from its
