@@ -71,6 +71,15 @@ func readListing(dir string) map[string]fs.FileMode {
 	if err != nil && err != io.EOF || len(entries) > maxListing {
 		return nil
 	}
+	// Reading a directory needs its read permission, looking a name up in
+	// it its search permission: with read alone, every lstat there fails,
+	// and so every name counts as absent.
+	if _, err := os.Lstat(dir + "/."); err != nil { // not Join, which cleans the dot away
+		if errors.Is(err, fs.ErrPermission) {
+			return map[string]fs.FileMode{}
+		}
+		return nil
+	}
 	m := make(map[string]fs.FileMode, len(entries))
 	for _, e := range entries {
 		m[e.Name()] = e.Type()

@@ -76,13 +76,15 @@ func TestListingsAnswerAsLstat(t *testing.T) {
 
 // TestListingsUnlistableDirectory checks, as an unprivileged user (root
 // reads every directory, so as root the test runs itself again as
-// nobody), the two directories a listing cannot read: one that may be
+// nobody), the directories a listing cannot answer for: one that may be
 // searched but not read, whose names lstat still finds (a home of mode
-// 0711), and one that may not be searched either.
+// 0711), one that may be neither, and one that may be read but not
+// searched, whose listing names entries that no lstat reaches.
 func TestListingsUnlistableDirectory(t *testing.T) {
 	if dir := os.Getenv("MOAT_LISTING_TEST_DIR"); dir != "" {
 		checkLookups(t, listings{}, filepath.Join(dir, "searchable"), []string{"file", "link", "missing"})
 		checkLookups(t, listings{}, filepath.Join(dir, "closed"), []string{"file", "missing"})
+		checkLookups(t, listings{}, filepath.Join(dir, "readable"), []string{"file", "missing"})
 		if _, ok := (listings{}).lookup(filepath.Join(dir, "searchable"), "file"); !ok {
 			t.Error("a file in a searchable, unreadable directory was not found") // not what lstat says either
 		}
@@ -93,7 +95,7 @@ func TestListingsUnlistableDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
-	for _, d := range []string{"searchable", "closed"} {
+	for _, d := range []string{"searchable", "closed", "readable"} {
 		if err := os.Mkdir(filepath.Join(base, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -109,6 +111,9 @@ func TestListingsUnlistableDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(filepath.Join(base, "closed"), 0o200); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(base, "readable"), 0o644); err != nil { // listed, but no name looked up
 		t.Fatal(err)
 	}
 	if err := os.Chmod(base, 0o755); err != nil {
