@@ -20,8 +20,10 @@ import (
 type listings map[string]map[string]fs.FileMode
 
 // maxListing is the most entries read from one directory. A larger one,
-// or one that cannot be listed (search permission without read, as a
-// home of mode 0711 gives), is answered by lstat, as before.
+// one that cannot be listed (search permission without read, as a home of
+// mode 0711 gives), or one on a file system that may fold case (where
+// lstat finds ".SSH" for ".ssh" and a listing does not; see exactNames)
+// is answered by lstat, as before.
 const maxListing = 4096
 
 // lookup reports the type of dir/name, not following a final link, and
@@ -64,6 +66,9 @@ func readListing(dir string) map[string]fs.FileMode {
 		return nil
 	}
 	defer f.Close()
+	if !exactNames(f) { // listing_linux.go
+		return nil
+	}
 	// With a count, ReadDir stops at the end of the directory (io.EOF
 	// when nothing was left) or after the count; any other error leaves
 	// the listing incomplete.
