@@ -103,6 +103,9 @@ func CredentialName(name string) bool {
 	if codeExts[ext] || strings.Contains(lower, "tokens_map") || strings.Contains(lower, "added_tokens") {
 		return false
 	}
+	if secretWords[strings.TrimPrefix(ext, ".")] { // registry.token, db.password
+		return true
+	}
 	words := strings.FieldsFunc(strings.TrimSuffix(lower, ext), func(r rune) bool {
 		return (r < 'a' || r > 'z') && (r < '0' || r > '9')
 	})
@@ -157,11 +160,31 @@ func CuratedCredentials(home string, curated []string) []string {
 		}
 	}
 	names := listings{} // most curated entries share a few directories
+	scanned := map[string]bool{}
 	for _, rel := range curated {
 		p := filepath.Join(home, rel)
-		// Curated entries that are links are followed only by the
-		// sandbox's rules on what they lead to; scan real directories.
-		if t, ok := names.lookupPath(p); ok && t.IsDir() && !scanSkipRoots[rel] {
+		t, ok := names.lookupPath(p)
+		if !ok || scanSkipRoots[rel] {
+			continue
+		}
+		// A curated entry that is a link (~/.rustup -> ~/dotfiles/rustup)
+		// shows what it leads to, so that is scanned too, through the
+		// link: what is found is named as the sandbox reaches it, the
+		// view protects where it really is as well, and a lifted list
+		// still matches the name it gives.
+		real := p
+		if t&fs.ModeSymlink != 0 {
+			r, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				continue
+			}
+			if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
+				continue
+			}
+			real, t = r, fs.ModeDir
+		}
+		if t.IsDir() && !scanned[real] {
+			scanned[real] = true
 			rootBudget = scanRootBudget
 			walk(p, 1)
 		}

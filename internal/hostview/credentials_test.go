@@ -14,6 +14,7 @@ func TestCredentialName(t *testing.T) {
 		{"hf_token", true}, {"api-credentials.json", true}, {"my.secret.yaml", true}, {"client_secret.json", true},
 		{"db-password.txt", true}, {"server.pem", true}, {"tls.key", true}, {"store.p12", true},
 		{"keystore.jks", true}, {"id_ed25519", true}, {"hosts.yml", true}, {"TOKEN", true},
+		{"registry.token", true}, {"db.password", true}, {"deploy.secret", true}, {"aws.credentials", true},
 		// Code, data and ordinary files keep working.
 		{"token.py", false}, {"tokenize.py", false}, {"credentials.rs", false}, {"tokenizer.json", false},
 		{"tokenizer_config.json", false}, {"special_tokens_map.json", false}, {"added_tokens.json", false},

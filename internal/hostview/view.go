@@ -85,8 +85,15 @@ func View(in Input) spec.View {
 			if parent == "" {
 				continue
 			}
-			if _, ok := names.lookup(parent, filepath.Base(p)); !ok {
+			t, ok := names.lookup(parent, filepath.Base(p))
+			if !ok {
 				continue
+			}
+			// An entry that is a link (~/.cargo -> ~/dotfiles/cargo) shows
+			// as that link, beside what it leads to, so the toolchain
+			// finds it by its usual name.
+			if t&os.ModeSymlink != 0 && !seen[p] {
+				v.HomeRead = append(v.HomeRead, p)
 			}
 			if r := ResolveExisting(p); r != "" && !seen[r] {
 				v.HomeRead = append(v.HomeRead, r)

@@ -9,6 +9,7 @@ package escape_test
 // so they do not run in parallel with the rest (see harness_protect_test.go).
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -177,6 +178,77 @@ func TestCredentialsInCuratedPaths(t *testing.T) {
 				if !strings.Contains(out, n.content) {
 					t.Errorf("the ordinary file %s beside the credentials was not read under %s: the toolchain would break", n.path, c.name)
 				}
+			}
+			if t.Failed() {
+				t.Logf("probe output: %s", r)
+			}
+		})
+	}
+}
+
+// A curated toolchain entry that is a link (a dotfile manager's ~/.sbt ->
+// ~/dotfiles/sbt) shows what it leads to, so a credential there that no
+// list names must be found by the scan as well: unreadable through the
+// link and at its real path, at default and permissive, while an ordinary
+// file beside it is read. Controls: the host reads both; with
+// ProtectCredentials lifted at default the credential is read through the
+// link and at its real path.
+func TestCredentialsInLinkedCuratedDir(t *testing.T) {
+	h := home(t)
+	tag := randomHex(4)
+	link := ""
+	for _, rel := range []string{".sbt", ".deno", ".julia", ".nimble", ".elan"} { // curated entries
+		if _, err := os.Lstat(filepath.Join(h, rel)); errors.Is(err, os.ErrNotExist) {
+			link = rel
+			break
+		}
+	}
+	if link == "" {
+		t.Fatalf("every candidate curated entry exists in %s: nothing to plant", h)
+	}
+	realRel := "moat-dotfiles-" + tag
+	secretRel := filepath.Join(realRel, "moat-"+tag+".token") // no list names it: the scan must
+	neighbourRel := filepath.Join(realRel, "moat-neighbour.txt")
+	secret, neighbour := "LINKED-CRED-"+tag, "LINKED-NEIGHBOUR-"+tag
+	plantHome(t, secretRel, secret)
+	plantHome(t, neighbourRel, neighbour)
+	if err := os.Symlink(realRel, filepath.Join(h, link)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(filepath.Join(h, link)) })
+	viaLink := filepath.Join(h, link, filepath.Base(secretRel))
+	atReal := filepath.Join(h, secretRel)
+	probe := "cat " + shq(viaLink) + " 2>/dev/null; echo; cat " + shq(atReal) + " 2>/dev/null; echo; cat " +
+		shq(filepath.Join(h, link, filepath.Base(neighbourRel))) + " 2>/dev/null; echo"
+	hr := hostSh(t, probe)
+	mustContain(t, hr, secret)
+	mustContain(t, hr, neighbour)
+
+	noCredentials := func(s *moat.SecurityConfig) { s.ProtectCredentials, s.ProtectPackageCredentials = false, false }
+	for _, c := range []struct {
+		name       string
+		cfg        moat.Config
+		secretOpen bool
+	}{
+		{"default", levelConfig(moat.IsolationDefault, nil), false},
+		{"permissive", levelConfig(moat.IsolationPermissive, nil), false},
+		{"control: default without ProtectCredentials", levelConfig(moat.IsolationDefault, noCredentials), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := sh(t, newSandbox(t, c.cfg), probe)
+			out := r.Stdout + r.Stderr
+			lines := strings.Split(r.Stdout, "\n")
+			for i, p := range []string{viaLink, atReal} {
+				got := i < len(lines) && strings.Contains(lines[i], secret)
+				switch {
+				case got && !c.secretOpen:
+					t.Errorf("the credential in the linked toolchain directory was read at %s under %s", p, c.name)
+				case !got && c.secretOpen:
+					t.Errorf("control: %s was not read under %s, so its denial elsewhere may not come from the scan", p, c.name)
+				}
+			}
+			if !strings.Contains(out, neighbour) {
+				t.Errorf("the ordinary file beside the credential was not read under %s: the toolchain would break", c.name)
 			}
 			if t.Failed() {
 				t.Logf("probe output: %s", r)
