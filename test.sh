@@ -21,7 +21,7 @@ done
 export PATH
 
 TEST_USER="${MOAT_TEST_USER:-moattest}"
-PACKAGES=(bubblewrap hyperfine gcc libc6-dev make git python3 python3-pip python3-venv python3-numpy python3-pandas python3-matplotlib python3-yaml curl strace util-linux iproute2 socat procps python3-onnx)
+PACKAGES=(bubblewrap gcc libc6-dev make git python3 python3-pip python3-venv python3-numpy python3-pandas python3-matplotlib python3-yaml curl strace util-linux iproute2 socat procps python3-onnx)
 # npm comes with NodeSource's nodejs; Debian packages it on its own.
 command -v npm >/dev/null || PACKAGES+=(npm)
 

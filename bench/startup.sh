@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Compares the start-up cost of `moat run` with bubblewrap and a bare exec,
-# in one run on one machine, and prints medians and ratios.
+# in one run on one machine, and prints medians and ratios. The commands of
+# each comparison run in turns (bench/interleave.py), so that a machine
+# whose speed drifts slows them alike.
 #
 #   bench/startup.sh [RUNS]
 #
@@ -10,8 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-200}"
-for tool in hyperfine bwrap python3; do
-	command -v "$tool" >/dev/null || { echo "startup.sh: $tool is missing (apt-get install hyperfine bubblewrap python3)" >&2; exit 1; }
+for tool in bwrap python3; do
+	command -v "$tool" >/dev/null || { echo "startup.sh: $tool is missing (apt-get install bubblewrap python3)" >&2; exit 1; }
 done
 
 out=$(mktemp -d /var/tmp/moat-bench.XXXXXX)
@@ -21,6 +23,7 @@ mkdir -m 777 "$out/res"
 CGO_ENABLED=0 go build -o "$out/moat" ./cmd/moat
 # The Landlock-only floor: go-landlock restricts, then exec (bench/landlockfloor).
 CGO_ENABLED=0 go build -o "$out/floor" ./bench/landlockfloor
+cp bench/interleave.py "$out/"
 
 as_user=()
 if [ "$(id -u)" = 0 ]; then
@@ -30,10 +33,10 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 bwrap_cmd="bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent"
-run_bench() { # name, then the commands; results go to a file the user may write
+run_bench() { # name, then the commands, run in turns (bench/interleave.py); results go to a file the user may write
 	local name=$1
 	shift
-	(cd "$out" && "${as_user[@]}" hyperfine -N --warmup 20 --runs "$RUNS" --export-json "$out/res/$name.json" "$@" >/dev/null)
+	(cd "$out" && "${as_user[@]}" python3 "$out/interleave.py" "$out/res/$name.json" "$RUNS" 10 "$@")
 }
 run_bench true "/bin/true" "$bwrap_cmd /bin/true" "$out/floor /bin/true" "$out/moat run -- /bin/true" "$out/moat run --isolation strict -- /bin/true"
 run_bench python "python3 -c pass" "$bwrap_cmd python3 -c pass" "$out/floor python3 -c pass" "$out/moat run -- python3 -c pass" "$out/moat run --isolation strict -- python3 -c pass"
