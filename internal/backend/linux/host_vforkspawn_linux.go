@@ -15,8 +15,8 @@ import (
 // exec. Forking moat copies its page tables and leaves every page of it
 // copy-on-write until the child's exec; with moat's other threads busy
 // working out the policy meanwhile, each page they write costs a copy and
-// a TLB shootdown on the other CPUs. That was a tenth of the CPU time of a
-// `moat run`. So the zygote is vforked instead (CLONE_VM|CLONE_VFORK, the
+// a TLB shootdown on the other CPUs: about 6% of the CPU time of a `moat
+// run`, measured. So the zygote is vforked instead (CLONE_VM|CLONE_VFORK, the
 // way os/exec starts every child without a user namespace, whose child
 // code is written for a shared address space), with no maps to wait for,
 // and moat writes the maps once the zygote has exec'd. The zygote runs as
