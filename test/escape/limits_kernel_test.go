@@ -322,12 +322,7 @@ except OSError as e:
 			os.Remove(filepath.Join(sb.WorkDir(), n))
 		}
 		mustNotContain(t, r, "SECOND-OK")
-		// The watch measures the file system's free space, which ext4 also
-		// moves by a few blocks on its own (preallocations it gives back):
-		// 16 KiB over was seen with and without the sandbox's changes. An
-		// unbounded second burst writes 16 MiB over.
-		const slack = 64 << 10
-		if total > 20<<20+slack {
+		if total > 20<<20 {
 			t.Fatalf("two bursts wrote %d bytes into a 20 MiB budget: %s", total, r)
 		}
 	})
