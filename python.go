@@ -119,16 +119,14 @@ func (m *VenvManager) Create(ctx context.Context, cfg VenvConfig) (*Venv, error)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Path == "" {
-		if err := os.MkdirAll(filepath.Dir(spec.Path), 0o700); err != nil {
-			return nil, errorf("venv cache %q: %v", filepath.Dir(spec.Path), err)
-		}
-		unlock, err := lockVenv(spec.Path + ".lock") // python_lock_*.go
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
+	if err := os.MkdirAll(filepath.Dir(spec.Manifest), 0o700); err != nil {
+		return nil, errorf("venv cache %q: %v", filepath.Dir(spec.Manifest), err)
 	}
+	unlock, err := lockVenv(spec.Manifest + ".lock") // python_lock_*.go
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	env, err := venv.Create(ctx, spec)
 	if err != nil {
 		return nil, err
@@ -156,18 +154,11 @@ func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
 		SystemSitePackages: cfg.SystemSitePackages,
 		Backend:            venv.Backend(cfg.Backend),
 		Index:              venv.Index{URL: cfg.IndexURL, FindLinks: cfg.FindLinks, NoIndex: cfg.NoIndex},
+		Install:            installVenv, // python_install.go
 	}
 	if m != nil && m.Progress != nil {
 		progress := m.Progress
 		s.Progress = func(e venv.Event) { progress(VenvProgress(e)) }
-	}
-	if s.Path != "" {
-		abs, err := filepath.Abs(s.Path)
-		if err != nil {
-			return s, errorf("venv %q: %v", s.Path, err)
-		}
-		s.Path = abs
-		return s, nil
 	}
 	dir := ""
 	if m != nil {
@@ -176,9 +167,29 @@ func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return s, errorf("venv cache: %v; set VenvManager.CacheDir or a venv path", err)
+			return s, errorf("venv cache: %v; set VenvManager.CacheDir", err)
 		}
 		dir = filepath.Join(base, "moat", "venvs")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return s, errorf("venv cache %q: %v", dir, err)
+	}
+	// TODO(trusted-state): the cache directory holds the manifests the
+	// host trusts; it must be a place no sandbox can write (see
+	// trustedStatePath in the policy-trust work).
+	if s.Path != "" {
+		abs, err := filepath.Abs(s.Path)
+		if err != nil {
+			return s, errorf("venv %q: %v", s.Path, err)
+		}
+		s.Path = abs
+		// A named venv's manifest and build cache live in the cache,
+		// keyed by its path: never inside the venv, which the install
+		// sandbox (and, with AllowPipInstall, the code) writes.
+		base := filepath.Join(dir, "named", venv.PathKey(abs))
+		s.Manifest, s.BuildCache = base+".json", base+".build"
+		return s, nil
 	}
 	extra := ""
 	if cfg.Mutable {
@@ -192,11 +203,8 @@ func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
 	if cfg.Mutable {
 		name += "-pip"
 	}
-	abs, err := filepath.Abs(filepath.Join(dir, name))
-	if err != nil {
-		return s, errorf("venv cache %q: %v", dir, err)
-	}
-	s.Path = abs
+	s.Path = filepath.Join(dir, name)
+	s.Manifest, s.BuildCache = s.Path+".json", s.Path+".build"
 	return s, nil
 }
 

@@ -23,7 +23,10 @@ const manifestFormat = 1
 const maxManifest = 64 << 10
 
 // Manifest records what Create built in a venv, so that a later Create
-// with the same request reuses it without running anything. The zero value
+// with the same request reuses it without running anything. It lives
+// outside the venv ([Spec.Manifest]), where no install sandbox and no
+// code's sandbox can write, and the host writes it only after the install
+// sandbox has exited and what it installed was checked. The zero value
 // matches no venv.
 type Manifest struct {
 	// Format is the manifest layout's version.
@@ -74,10 +77,10 @@ func KeyOf(s Spec, extra string) (string, error) {
 	return m.Key(), nil
 }
 
-// ReadManifest reads the manifest of the venv at dir.
-func ReadManifest(dir string) (Manifest, error) {
+// ReadManifest reads the manifest file at file (a [Spec.Manifest]).
+func ReadManifest(file string) (Manifest, error) {
 	var m Manifest
-	f, err := os.Open(filepath.Join(dir, ManifestName))
+	f, err := os.OpenFile(file, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		return m, err
 	}
@@ -85,7 +88,7 @@ func ReadManifest(dir string) (Manifest, error) {
 	dec := json.NewDecoder(&limited{f: f, n: maxManifest})
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return Manifest{}, fmt.Errorf("moat: venv %q: manifest: %v", dir, err)
+		return Manifest{}, fmt.Errorf("moat: venv manifest %q: %v", file, err)
 	}
 	return m, nil
 }
@@ -121,20 +124,20 @@ func (l *limited) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// WriteManifest writes m into the venv at dir atomically: a temporary file
-// in dir, synced, then renamed over the manifest, so a reader sees the old
-// manifest or the new one, never half of one.
-func WriteManifest(dir string, m Manifest) error {
+// WriteManifest writes m to the manifest file at file atomically: a
+// temporary file beside it, synced, then renamed over it, so a reader sees
+// the old manifest or the new one, never half of one.
+func WriteManifest(file string, m Manifest) error {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("moat: venv %q: manifest: %v", dir, err)
+		return fmt.Errorf("moat: venv manifest %q: %v", file, err)
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, ManifestName+".tmp-"+hex.EncodeToString(rnd[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	tmp := file + ".tmp-" + hex.EncodeToString(rnd[:])
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
 	if err != nil {
-		return fmt.Errorf("moat: venv %q: manifest: %v", dir, bare(err))
+		return fmt.Errorf("moat: venv manifest %q: %v", file, bare(err))
 	}
 	_, err = f.Write(append(data, '\n'))
 	if err == nil {
@@ -144,11 +147,11 @@ func WriteManifest(dir string, m Manifest) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, ManifestName))
+		err = os.Rename(tmp, file)
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("moat: venv %q: manifest: %v", dir, bare(err))
+		return fmt.Errorf("moat: venv manifest %q: %v", file, bare(err))
 	}
 	return nil
 }
@@ -167,7 +170,9 @@ func PackageSet(packages []string) []string {
 }
 
 // CheckPackage refuses a requirement that pip would read as an option (a
-// leading "-"), or that holds a control character or nothing at all.
+// leading "-"), that holds a control character or nothing at all, or that
+// names no package (a path or URL alone: moat could not check that it was
+// installed; "NAME @ URL" names one).
 func CheckPackage(p string) error {
 	t := strings.TrimSpace(p)
 	switch {
@@ -182,6 +187,9 @@ func CheckPackage(p string) error {
 		if unicode.IsControl(r) {
 			return errors.New("holds a control character")
 		}
+	}
+	if _, err := RequirementName(t); err != nil {
+		return err
 	}
 	return nil
 }
@@ -223,4 +231,11 @@ func checkArg(s string) error {
 		}
 	}
 	return nil
+}
+
+// PathKey is a short name for the venv at the absolute path path, under
+// which its manifest and build cache are kept outside it.
+func PathKey(path string) string {
+	h := sha256.Sum256([]byte(filepath.Clean(path)))
+	return hex.EncodeToString(h[:])[:24]
 }

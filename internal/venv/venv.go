@@ -1,11 +1,17 @@
-// Package venv builds Python virtual environments on the host, where
-// installing packages can reach the network that a sandbox denies. It uses
-// uv when present and the interpreter's own venv module plus pip
-// otherwise, reports progress through a callback, and reuses a venv whose
-// interpreter and package set already match, recorded in a small manifest
-// written atomically inside the venv.
+// Package venv builds Python virtual environments. The base venv is made
+// on the host by the trusted interpreter, isolated (-I, from a neutral
+// directory, with an allow-list environment), without pip; pip is seeded
+// and packages are installed by an [Installer], a sandbox of their own
+// whose only writable place is the venv and a build cache. The host then
+// checks, by reading the venv's metadata names as hostile data, that what
+// was asked for is there, and only then records the request in a manifest
+// outside the venv, so that a later Create of the same request reuses the
+// venv without running anything. Nothing inside a venv ever runs on the
+// host.
 //
-// It imports nothing of moat's; moat's VenvManager wraps it.
+// It uses uv when present and the interpreter's own venv module plus pip
+// otherwise, and reports progress through a callback. It imports nothing
+// of moat's; moat's VenvManager wraps it and supplies the Installer.
 package venv
 
 import (
@@ -13,9 +19,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -105,6 +114,15 @@ type Spec struct {
 	Progress func(Event)
 	// LookPath finds programs on the host; nil means exec.LookPath.
 	LookPath func(string) (string, error)
+	// Manifest is the file, outside the venv and anywhere a sandbox can
+	// write, where Create records what it built. Required.
+	Manifest string
+	// BuildCache is the install's own cache directory, outside the venv,
+	// made (0700) when missing. Required when anything is installed.
+	BuildCache string
+	// Install runs the install steps in a sandbox of their own. Nil makes
+	// Create refuse to seed pip or install packages.
+	Install Installer
 }
 
 // Env is a venv that exists. The zero value is not valid.
@@ -126,15 +144,19 @@ type Env struct {
 	Reused bool
 }
 
-// ManifestName is the file inside a venv that records what Create built.
-const ManifestName = ".moat-venv.json"
-
 // Create builds the venv that s describes, or reuses it when its manifest
 // says the interpreter, the package set and the system site-packages
 // switch already match, in which case it runs nothing.
+//
+// On the host it runs only the trusted base interpreter (or uv), isolated,
+// to make a new venv without pip; it never runs anything inside a venv.
+// Seeding pip and installing packages are a [Job] for s.Install.
 func Create(ctx context.Context, s Spec) (*Env, error) {
 	if s.Path == "" {
 		return nil, errors.New("moat: venv: no path")
+	}
+	if s.Manifest == "" {
+		return nil, errors.New("moat: venv: no manifest path")
 	}
 	for _, p := range s.Packages {
 		if err := CheckPackage(p); err != nil {
@@ -163,12 +185,14 @@ func Create(ctx context.Context, s Spec) (*Env, error) {
 		}
 	}
 
-	exists, err := checkTarget(path, want)
+	_, statErr := os.Lstat(path)
+	existed := statErr == nil
+	exists, err := checkTarget(path, want, s.Manifest)
 	if err != nil {
 		return nil, err
 	}
 	if exists {
-		if m, err := ReadManifest(path); err == nil && m.Equal(want) {
+		if m, err := ReadManifest(s.Manifest); err == nil && m.Equal(want) {
 			env, err := Open(path)
 			if err != nil {
 				return nil, err
@@ -185,42 +209,185 @@ func Create(ctx context.Context, s Spec) (*Env, error) {
 	if !exists {
 		progress(Event{Phase: "create", Message: "creating " + path})
 		argv := CreateCommand(uv, interp, path, s.SystemSitePackages)
-		if out, err := runTool(ctx, argv); err != nil {
+		if out, err := runHost(ctx, argv, uvEnv(uv, s.BuildCache)...); err != nil {
 			return nil, fmt.Errorf("moat: venv %q: creating it with %s failed: %s", path, filepath.Base(argv[0]), out)
 		}
 	}
 	env, err := Open(path)
+	if err == nil {
+		err = install(ctx, s, env, uv, interp, want.Packages, progress)
+	}
 	if err != nil {
+		if !exists {
+			undoCreate(path, existed)
+		}
 		return nil, err
 	}
-	if len(want.Packages) > 0 {
-		argv := InstallCommand(uv, env.Python, s.Index, want.Packages)
-		total := len(want.Packages)
-		progress(Event{Phase: "install", Message: "installing " + strings.Join(want.Packages, " "), Total: total})
-		done := 0
-		line := func(l string) {
-			if strings.HasPrefix(l, "Collecting ") || strings.HasPrefix(l, "Requirement already satisfied") {
-				if done < total {
-					done++
-				}
-			}
-			progress(Event{Phase: "install", Message: l, Done: done, Total: total})
-		}
-		if out, err := runToolLines(ctx, argv, line); err != nil {
-			return nil, fmt.Errorf("moat: venv %q: installing %s failed: %s", path, strings.Join(want.Packages, " "), out)
-		}
-	}
-	if err := WriteManifest(path, want); err != nil {
+	if err := WriteManifest(s.Manifest, want); err != nil {
 		return nil, err
 	}
 	progress(Event{Phase: "done", Message: "ready " + path})
 	return env, nil
 }
 
+// undoCreate removes a venv Create made but could not finish, so that a
+// failed Create leaves nothing behind: the directory when Create made it,
+// its contents when it was an empty directory already.
+func undoCreate(path string, existed bool) {
+	if !existed {
+		os.RemoveAll(path)
+		return
+	}
+	entries, _ := os.ReadDir(path)
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(path, e.Name()))
+	}
+}
+
+// install seeds pip into env when it has none and installs packages, in
+// s.Install's sandbox, then checks on the host that they are there.
+func install(ctx context.Context, s Spec, env *Env, uv, interp string, packages []string, progress func(Event)) error {
+	var steps [][]string
+	if !hasPip(env) {
+		progress(Event{Phase: "create", Message: "installing pip into " + env.Path})
+		steps = append(steps, SeedCommand(env.Python))
+	}
+	if len(packages) > 0 {
+		steps = append(steps, InstallCommand(uv, env.Python, s.Index, packages, s.BuildCache))
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	if s.Install == nil {
+		return fmt.Errorf("moat: venv %q: no install sandbox; moat installs packages only in a sandbox of their own", env.Path)
+	}
+	if s.BuildCache == "" || !filepath.IsAbs(s.BuildCache) {
+		return fmt.Errorf("moat: venv %q: no build cache", env.Path)
+	}
+	if err := os.MkdirAll(s.BuildCache, 0o700); err != nil {
+		return fmt.Errorf("moat: venv build cache %q: %v", s.BuildCache, bare(err))
+	}
+	total := len(packages)
+	if total > 0 {
+		progress(Event{Phase: "install", Message: "installing " + strings.Join(packages, " "), Total: total})
+	}
+	done := 0
+	line := func(l string) {
+		if strings.HasPrefix(l, "Collecting ") || strings.HasPrefix(l, "Requirement already satisfied") {
+			if done < total {
+				done++
+			}
+		}
+		progress(Event{Phase: "install", Message: l, Done: done, Total: total})
+	}
+	var stdout lineWriter
+	stdout.line = line
+	var stderr tailBuffer
+	job := Job{
+		Venv: env.Path, Cache: s.BuildCache, Interpreter: interp,
+		Read: indexPaths(s.Index), Hosts: indexHosts(s.Index), Env: uvEnv(uv, s.BuildCache),
+		Steps: steps, Stdout: &stdout, Stderr: &stderr,
+	}
+	if uv != "" {
+		job.Exec = []string{uv}
+	}
+	err := s.Install(ctx, job)
+	stdout.flush()
+	if err != nil {
+		what := "installing " + strings.Join(packages, " ")
+		if len(packages) == 0 {
+			what = "installing pip"
+		}
+		return fmt.Errorf("moat: venv %q: %s failed: %s", env.Path, what, Gist(stderr.String(), stdout.tail, err))
+	}
+	var system []string
+	if s.SystemSitePackages && len(packages) > 0 {
+		if system, err = systemSitePackages(ctx, interp); err != nil {
+			return fmt.Errorf("moat: venv %q: asking %s for its site-packages: %v", env.Path, interp, err)
+		}
+	}
+	site, err := sitePackagesOf(env.Path)
+	if err == nil {
+		err = checkInstalled(site, system, packages)
+	}
+	if err != nil {
+		return fmt.Errorf("moat: venv %q: %v", env.Path, err)
+	}
+	return nil
+}
+
+// hasPip reports whether the venv has pip in a site-packages directory,
+// by name only.
+func hasPip(env *Env) bool {
+	for _, sp := range env.SitePackages {
+		if fi, err := os.Lstat(filepath.Join(sp, "pip")); err == nil && fi.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// uvEnv is what uv gets besides the allow-list: its cache, the build
+// cache; nothing when uv is not used.
+func uvEnv(uv, cache string) []string {
+	if uv == "" || cache == "" {
+		return nil
+	}
+	return []string{"UV_CACHE_DIR=" + cache}
+}
+
+// indexPaths are the local places the index options name: --find-links
+// directories and a file: index URL, those that exist.
+func indexPaths(idx Index) []string {
+	var out []string
+	add := func(p string) {
+		if filepath.IsAbs(p) {
+			if _, err := os.Stat(p); err == nil {
+				out = append(out, filepath.Clean(p))
+			}
+		}
+	}
+	for _, l := range idx.FindLinks {
+		if u, err := url.Parse(l); err == nil && u.Scheme == "file" {
+			add(u.Path)
+		} else if !strings.Contains(l, "://") {
+			add(l)
+		}
+	}
+	if u, err := url.Parse(idx.URL); err == nil && u.Scheme == "file" {
+		add(u.Path)
+	}
+	return out
+}
+
+// indexHosts are the hosts the install may reach: the index's (PyPI's by
+// default, none with NoIndex) and those of --find-links URLs.
+func indexHosts(idx Index) []string {
+	var out []string
+	add := func(raw string) {
+		if u, err := url.Parse(raw); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Hostname() != "" {
+			if !slices.Contains(out, u.Hostname()) {
+				out = append(out, u.Hostname())
+			}
+		}
+	}
+	switch {
+	case idx.NoIndex:
+	case idx.URL != "":
+		add(idx.URL)
+	default:
+		out = append(out, DefaultIndexHosts...)
+	}
+	for _, l := range idx.FindLinks {
+		add(l)
+	}
+	return out
+}
+
 // checkTarget says whether path already holds a venv Create may use: false
 // for a missing path or an empty directory, true for a venv whose system
 // site-packages switch matches; anything else is an error.
-func checkTarget(path string, want Manifest) (bool, error) {
+func checkTarget(path string, want Manifest, manifest string) (bool, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
@@ -245,7 +412,7 @@ func checkTarget(path string, want Manifest) (bool, error) {
 	if ssp := strings.EqualFold(cfg["include-system-site-packages"], "true"); ssp != want.SystemSitePackages {
 		return false, fmt.Errorf("moat: venv %q: made %s system site-packages, asked %s; remove it or use another path", path, with(ssp), with(want.SystemSitePackages))
 	}
-	if m, err := ReadManifest(path); err == nil && m.Interpreter != want.Interpreter {
+	if m, err := ReadManifest(manifest); err == nil && m.Interpreter != want.Interpreter {
 		return false, fmt.Errorf("moat: venv %q: made with the interpreter %s, not %s; remove it or use another path", path, m.Interpreter, want.Interpreter)
 	}
 	return true, nil
@@ -292,11 +459,27 @@ func Open(path string) (*Env, error) {
 	return env, nil
 }
 
-// readPyvenvCfg reads dir/pyvenv.cfg, the file that makes a venv.
+// maxPyvenvCfg bounds what readPyvenvCfg reads: a venv's pyvenv.cfg is a
+// few lines, and a sandbox may have written it.
+const maxPyvenvCfg = 64 << 10
+
+// readPyvenvCfg reads dir/pyvenv.cfg, the file that makes a venv, as
+// hostile data: a regular file, at most maxPyvenvCfg bytes.
 func readPyvenvCfg(dir string) (map[string]string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "pyvenv.cfg"))
+	f, err := os.OpenFile(filepath.Join(dir, "pyvenv.cfg"), os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		return nil, fmt.Errorf("moat: venv %q: not a venv: no pyvenv.cfg", dir)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("moat: venv %q: not a venv: pyvenv.cfg is not a regular file", dir)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxPyvenvCfg+1))
+	if err != nil {
+		return nil, fmt.Errorf("moat: venv %q: pyvenv.cfg: %v", dir, bare(err))
+	}
+	if len(data) > maxPyvenvCfg {
+		return nil, fmt.Errorf("moat: venv %q: pyvenv.cfg is larger than %d bytes", dir, maxPyvenvCfg)
 	}
 	return ParsePyvenvCfg(data), nil
 }
@@ -365,16 +548,18 @@ func chooseBackend(b Backend, look func(string) (string, error)) (string, error)
 	return "", nil
 }
 
-// CreateCommand is the command that creates a venv at path from interp:
-// uv venv when uv is not "", the interpreter's venv module otherwise.
+// CreateCommand is the command that creates a venv at path from interp,
+// on the host, without pip (which [SeedCommand] installs in the install
+// sandbox): uv venv when uv is not "", the interpreter's venv module
+// otherwise. The interpreter runs isolated (-I: no current directory or
+// script directory on sys.path, no PYTHON* variables, no user site), uv
+// with --no-config.
 func CreateCommand(uv, interp, path string, systemSite bool) []string {
 	var argv []string
 	if uv != "" {
-		// --seed installs pip, as the venv module does, so that
-		// python -m pip works in the venv whichever tool made it.
-		argv = []string{uv, "venv", "--seed", "--python", interp}
+		argv = []string{uv, "venv", "--no-config", "--python", interp}
 	} else {
-		argv = []string{interp, "-m", "venv"}
+		argv = []string{interp, "-I", "-m", "venv", "--without-pip"}
 	}
 	if systemSite {
 		argv = append(argv, "--system-site-packages")
@@ -382,15 +567,27 @@ func CreateCommand(uv, interp, path string, systemSite bool) []string {
 	return append(argv, "--", path)
 }
 
+// SeedCommand is the command that installs pip into the venv whose
+// interpreter is python, from the interpreter's own bundled wheel,
+// offline; it runs in the install sandbox.
+func SeedCommand(python string) []string {
+	return []string{python, "-I", "-m", "ensurepip", "--default-pip"}
+}
+
 // InstallCommand is the command that installs packages into the venv whose
-// interpreter is python: uv pip install when uv is not "", the venv's pip
-// otherwise, with the index options.
-func InstallCommand(uv, python string, idx Index, packages []string) []string {
+// interpreter is python, in the install sandbox: uv pip install when uv is
+// not "", the venv's pip otherwise, isolated from configuration (pip's
+// --isolated, uv's --no-config), with the build cache cache ("" for the
+// tool's default) and the index options.
+func InstallCommand(uv, python string, idx Index, packages []string, cache string) []string {
 	var argv []string
 	if uv != "" {
-		argv = []string{uv, "pip", "install", "--python", python}
+		argv = []string{uv, "pip", "install", "--no-config", "--python", python}
 	} else {
-		argv = []string{python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input"}
+		argv = []string{python, "-I", "-m", "pip", "install", "--isolated", "--disable-pip-version-check", "--no-input"}
+	}
+	if cache != "" {
+		argv = append(argv, "--cache-dir", cache)
 	}
 	if idx.URL != "" {
 		argv = append(argv, "--index-url", idx.URL)
@@ -402,29 +599,6 @@ func InstallCommand(uv, python string, idx Index, packages []string) []string {
 		argv = append(argv, "--no-index")
 	}
 	return append(append(argv, "--"), packages...)
-}
-
-// runTool runs argv on the host and returns, on failure, what it said.
-func runTool(ctx context.Context, argv []string) (string, error) {
-	return runToolLines(ctx, argv, nil)
-}
-
-// runToolLines runs argv, handing each line of its standard output to
-// line, and returns, on failure, the gist of its standard error.
-func runToolLines(ctx context.Context, argv []string, line func(string)) (string, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	var stdout lineWriter
-	stdout.line = line
-	cmd.Stdout = &stdout
-	err := cmd.Run()
-	stdout.flush()
-	if err != nil {
-		return Gist(stderr.String(), stdout.tail, err), err
-	}
-	return "", nil
 }
 
 // lineWriter splits what it is written into lines for line, and keeps the

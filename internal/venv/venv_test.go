@@ -27,14 +27,15 @@ func TestCommands(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"uv venv", venv.CreateCommand("/bin/uv", "/usr/bin/python3.11", "/v", false), []string{"/bin/uv", "venv", "--seed", "--python", "/usr/bin/python3.11", "--", "/v"}},
-		{"uv venv system site", venv.CreateCommand("/bin/uv", "/py", "/v", true), []string{"/bin/uv", "venv", "--seed", "--python", "/py", "--system-site-packages", "--", "/v"}},
-		{"python venv", venv.CreateCommand("", "/py", "/v", false), []string{"/py", "-m", "venv", "--", "/v"}},
-		{"python venv system site", venv.CreateCommand("", "/py", "/v", true), []string{"/py", "-m", "venv", "--system-site-packages", "--", "/v"}},
-		{"uv pip install", venv.InstallCommand("/bin/uv", "/v/bin/python", idx, []string{"a", "b>=2"}),
-			[]string{"/bin/uv", "pip", "install", "--python", "/v/bin/python", "--index-url", "https://pypi.example/simple", "--find-links", "/w1", "--find-links", "/w2", "--", "a", "b>=2"}},
-		{"pip install offline", venv.InstallCommand("", "/v/bin/python", venv.Index{FindLinks: []string{"/w"}, NoIndex: true}, []string{"a"}),
-			[]string{"/v/bin/python", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--find-links", "/w", "--no-index", "--", "a"}},
+		{"uv venv", venv.CreateCommand("/bin/uv", "/usr/bin/python3.11", "/v", false), []string{"/bin/uv", "venv", "--no-config", "--python", "/usr/bin/python3.11", "--", "/v"}},
+		{"uv venv system site", venv.CreateCommand("/bin/uv", "/py", "/v", true), []string{"/bin/uv", "venv", "--no-config", "--python", "/py", "--system-site-packages", "--", "/v"}},
+		{"python venv", venv.CreateCommand("", "/py", "/v", false), []string{"/py", "-I", "-m", "venv", "--without-pip", "--", "/v"}},
+		{"python venv system site", venv.CreateCommand("", "/py", "/v", true), []string{"/py", "-I", "-m", "venv", "--without-pip", "--system-site-packages", "--", "/v"}},
+		{"seed pip", venv.SeedCommand("/v/bin/python"), []string{"/v/bin/python", "-I", "-m", "ensurepip", "--default-pip"}},
+		{"uv pip install", venv.InstallCommand("/bin/uv", "/v/bin/python", idx, []string{"a", "b>=2"}, "/c"),
+			[]string{"/bin/uv", "pip", "install", "--no-config", "--python", "/v/bin/python", "--cache-dir", "/c", "--index-url", "https://pypi.example/simple", "--find-links", "/w1", "--find-links", "/w2", "--", "a", "b>=2"}},
+		{"pip install offline", venv.InstallCommand("", "/v/bin/python", venv.Index{FindLinks: []string{"/w"}, NoIndex: true}, []string{"a"}, "/c"),
+			[]string{"/v/bin/python", "-I", "-m", "pip", "install", "--isolated", "--disable-pip-version-check", "--no-input", "--cache-dir", "/c", "--find-links", "/w", "--no-index", "--", "a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !slices.Equal(tc.got, tc.want) {
@@ -42,6 +43,22 @@ func TestCommands(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hostInstall is the unit tests' stand-in for moat's install sandbox
+// (which internal/venv cannot build without importing moat): it runs the
+// job's steps on the host, from /, with the job's environment. The real
+// installer is tested in the root package and the escape battery.
+func hostInstall(ctx context.Context, job venv.Job) error {
+	for _, argv := range job.Steps {
+		c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		c.Dir, c.Env = "/", append([]string{"PATH=/usr/bin:/bin"}, job.Env...)
+		c.Stdout, c.Stderr = job.Stdout, job.Stderr
+		if err := c.Run(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fakeLook finds only the programs it is given.
@@ -56,6 +73,7 @@ func fakeLook(found map[string]string) func(string) (string, error) {
 
 func TestCreateRefuses(t *testing.T) {
 	dir := t.TempDir()
+	mf := filepath.Join(dir, "manifest.json")
 	notVenv := filepath.Join(dir, "notvenv")
 	os.Mkdir(notVenv, 0o755)
 	os.WriteFile(filepath.Join(notVenv, "data.txt"), []byte("x"), 0o644)
@@ -66,15 +84,18 @@ func TestCreateRefuses(t *testing.T) {
 		spec venv.Spec
 		want string
 	}{
-		{"no python3 on the host", venv.Spec{Path: filepath.Join(dir, "a"), LookPath: fakeLook(nil)}, "python: python3 not found on the host's PATH"},
-		{"no such interpreter", venv.Spec{Path: filepath.Join(dir, "a"), Python: filepath.Join(dir, "nope")}, "no such file"},
-		{"uv asked for, not installed", venv.Spec{Path: filepath.Join(dir, "a"), Python: hostPython, Backend: venv.UV, LookPath: fakeLook(nil)}, "uv was asked for"},
-		{"path holds something else", venv.Spec{Path: notVenv, Python: hostPython}, "not a venv: no pyvenv.cfg"},
-		{"path is a file", venv.Spec{Path: file, Python: hostPython}, "not a directory"},
-		{"package read as an option", venv.Spec{Path: filepath.Join(dir, "a"), Packages: []string{"--index-url=http://evil"}}, "pip would read as an option"},
-		{"index URL and no index", venv.Spec{Path: filepath.Join(dir, "a"), Index: venv.Index{URL: "https://x/simple", NoIndex: true}}, "no-index"},
-		{"index URL not http", venv.Spec{Path: filepath.Join(dir, "a"), Index: venv.Index{URL: "ftp://x/simple"}}, "want an http, https or file URL"},
+		{"no python3 on the host", venv.Spec{Path: filepath.Join(dir, "a"), Manifest: mf, LookPath: fakeLook(nil)}, "python: python3 not found on the host's PATH"},
+		{"no such interpreter", venv.Spec{Path: filepath.Join(dir, "a"), Manifest: mf, Python: filepath.Join(dir, "nope")}, "no such file"},
+		{"uv asked for, not installed", venv.Spec{Path: filepath.Join(dir, "a"), Manifest: mf, Python: hostPython, Backend: venv.UV, LookPath: fakeLook(nil)}, "uv was asked for"},
+		{"path holds something else", venv.Spec{Path: notVenv, Manifest: mf, Python: hostPython}, "not a venv: no pyvenv.cfg"},
+		{"path is a file", venv.Spec{Path: file, Manifest: mf, Python: hostPython}, "not a directory"},
+		{"package read as an option", venv.Spec{Path: filepath.Join(dir, "a"), Manifest: mf, Packages: []string{"--index-url=http://evil"}}, "pip would read as an option"},
+		{"index URL and no index", venv.Spec{Path: filepath.Join(dir, "a"), Manifest: mf, Index: venv.Index{URL: "https://x/simple", NoIndex: true}}, "no-index"},
+		{"index URL not http", venv.Spec{Path: filepath.Join(dir, "a"), Manifest: mf, Index: venv.Index{URL: "ftp://x/simple"}}, "want an http, https or file URL"},
 		{"no path", venv.Spec{}, "no path"},
+		{"no manifest", venv.Spec{Path: filepath.Join(dir, "a")}, "no manifest path"},
+		{"no install sandbox", venv.Spec{Path: filepath.Join(dir, "a"), Manifest: mf, Python: hostPython, Backend: venv.Python}, "no install sandbox"},
+		{"a requirement without a name", venv.Spec{Path: filepath.Join(dir, "a"), Manifest: mf, Packages: []string{"./x.whl"}}, "names no package"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := venv.Create(context.Background(), tc.spec)
@@ -123,9 +144,12 @@ func TestCreateInstallsAndReuses(t *testing.T) {
 	moattest.Need(t, hostPython)
 	wheels := writeWheels(t, "moat_venv_a", "moat_venv_b")
 	path := filepath.Join(t.TempDir(), "v")
+	state := t.TempDir()
+	mf := filepath.Join(state, "v.json")
 	var phases []string
 	spec := venv.Spec{
 		Path: path, Python: hostPython, Backend: venv.Python,
+		Manifest: mf, BuildCache: filepath.Join(state, "build"), Install: hostInstall,
 		Packages: []string{"moat_venv_a"},
 		Index:    venv.Index{FindLinks: []string{wheels}, NoIndex: true},
 		Progress: func(e venv.Event) { phases = append(phases, e.Phase) },
@@ -144,7 +168,6 @@ func TestCreateInstallsAndReuses(t *testing.T) {
 	if len(env.SitePackages) != 1 || !strings.HasPrefix(env.SitePackages[0], env.Path+"/lib/python") {
 		t.Fatalf("site-packages %v", env.SitePackages)
 	}
-	mf := filepath.Join(path, venv.ManifestName)
 	before, err := os.Stat(mf)
 	if err != nil {
 		t.Fatal(err)
@@ -178,11 +201,14 @@ func TestCreateInstallsAndReuses(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "moat_venv_missing") || !strings.Contains(err.Error(), "ERROR:") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("a missing package: %v", err)
 	}
-	m, err := venv.ReadManifest(path)
+	m, err := venv.ReadManifest(mf)
 	if err != nil || !slices.Equal(m.Packages, []string{"moat_venv_a"}) {
 		t.Fatalf("manifest after a failed install: %+v %v", m, err)
 	}
-	entries, _ := os.ReadDir(path)
+	if _, err := os.Lstat(filepath.Join(path, ".moat-venv.json")); err == nil {
+		t.Fatal("a manifest was written inside the venv, where the install sandbox writes")
+	}
+	entries, _ := os.ReadDir(state)
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Fatalf("a temporary manifest was left: %s", e.Name())
@@ -331,16 +357,30 @@ func TestCreateWithUVStandIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "v")
+	cache := filepath.Join(dir, "build")
+	var jobs []venv.Job
+	install := func(ctx context.Context, job venv.Job) error {
+		jobs = append(jobs, job)
+		return hostInstall(ctx, job)
+	}
 	spec := venv.Spec{Path: path, Python: hostPython, Packages: []string{"pkg"}, Index: venv.Index{FindLinks: []string{"/w"}, NoIndex: true},
-		LookPath: fakeLook(map[string]string{"uv": uv})}
-	if _, err := venv.Create(context.Background(), spec); err != nil {
-		t.Fatal(err)
+		LookPath: fakeLook(map[string]string{"uv": uv}), Manifest: filepath.Join(dir, "v.json"), BuildCache: cache, Install: install}
+	_, err = venv.Create(context.Background(), spec)
+	if err == nil || !strings.Contains(err.Error(), "pkg is not installed") {
+		t.Fatalf("a stand-in uv that installs nothing must not be recorded: %v", err)
+	}
+	if _, err := venv.ReadManifest(spec.Manifest); err == nil {
+		t.Fatal("a manifest was written for what was not installed")
 	}
 	got, _ := os.ReadFile(log)
-	want := "venv --seed --python " + interp + " -- " + path + "\n" +
-		"pip install --python " + path + "/bin/python --find-links /w --no-index -- pkg\n"
+	want := "venv --no-config --python " + interp + " -- " + path + "\n" +
+		"pip install --no-config --python " + path + "/bin/python --cache-dir " + cache + " --find-links /w --no-index -- pkg\n"
 	if string(got) != want {
 		t.Fatalf("uv was run as\n%s\nwant\n%s", got, want)
+	}
+	if len(jobs) != 1 || len(jobs[0].Steps) != 2 || jobs[0].Steps[0][1] != "-I" || jobs[0].Steps[1][0] != uv ||
+		!slices.Equal(jobs[0].Exec, []string{uv}) || jobs[0].Hosts != nil || !slices.Contains(jobs[0].Env, "UV_CACHE_DIR="+cache) {
+		t.Fatalf("the install job: %+v", jobs)
 	}
 	spec.Packages = []string{"moat_uv_fails"}
 	if _, err := venv.Create(context.Background(), spec); err == nil || !strings.Contains(err.Error(), "error: No solution found") {
