@@ -106,4 +106,3 @@ func systemSitePackages(ctx context.Context, interp string) ([]string, error) {
 	}
 	return dirs, nil
 }
-
