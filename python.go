@@ -8,8 +8,8 @@ import (
 	"github.com/moat-sandbox/moat/internal/venv"
 )
 
-// VenvBackend is the tool that builds a venv on the host. The zero value
-// is [VenvAuto].
+// VenvBackend is the tool that builds a venv. The zero value is
+// [VenvAuto].
 type VenvBackend int
 
 const (
@@ -35,8 +35,8 @@ func ParseVenvBackend(s string) (VenvBackend, error) {
 }
 
 // VenvConfig describes a Python virtual environment that [VenvManager]
-// builds on the host. The zero value is a venv with no packages, from the
-// host's python3, in the manager's cache.
+// builds. The zero value is a venv with no packages, from the host's
+// python3, in the manager's cache.
 type VenvConfig struct {
 	// Path is the venv's directory. Empty means the manager's cache: one
 	// venv per interpreter, package set and system site-packages switch,
@@ -82,21 +82,29 @@ type VenvProgress struct {
 	Done, Total int
 }
 
-// VenvManager builds venvs on the host, where installing can reach the
-// network that the sandbox denies. The zero value (and a nil
-// *VenvManager) keeps its cache under the user's cache directory and
-// reports no progress. Its methods are safe for concurrent use; Creates
-// of one cached venv, in any process, take turns (on Unix), so the later
-// ones reuse it.
+// VenvManager builds venvs for sandboxes. The host makes a new venv with
+// the trusted base interpreter only, isolated (-I, from "/", with an
+// allow-list environment), and without pip; pip and the packages are
+// installed in a sandbox of their own, whose only writable places are the
+// venv and a build cache and whose network reaches only the package
+// index. Nothing inside a venv ever runs on the host. The manifest that
+// lets a later Create reuse a venv, and the build cache, are kept in the
+// cache directory, outside the venv, written by the host after the install
+// sandbox has exited and what it installed was checked. The zero value
+// (and a nil *VenvManager) keeps its cache under the user's cache
+// directory and reports no progress. Its methods are safe for concurrent
+// use; Creates of one venv, in any process, take turns (on Unix), so the
+// later ones reuse it.
 type VenvManager struct {
-	// CacheDir holds the venvs of VenvConfigs without a Path. Empty means
-	// moat/venvs under [os.UserCacheDir].
+	// CacheDir holds the venvs of VenvConfigs without a Path, and the
+	// manifests and build caches of every venv. It must be a place no
+	// sandbox can write. Empty means moat/venvs under [os.UserCacheDir].
 	CacheDir string
 	// Progress, when not nil, is called for each step of Create.
 	Progress func(VenvProgress)
 }
 
-// Venv is a venv that exists on the host. The zero value is not valid.
+// Venv is a venv that exists. The zero value is not valid.
 type Venv struct {
 	// Path is the venv's directory, absolute, links resolved.
 	Path string
@@ -107,13 +115,16 @@ type Venv struct {
 	Reused bool
 }
 
-// Create builds the venv cfg describes, on the host: with uv when present
-// (or asked for), with the interpreter's venv module and pip otherwise, then
-// installs cfg.Packages. It is idempotent: a venv whose recorded
-// interpreter, package set and system site-packages switch match is reused
-// without running anything. A path that holds something other than a venv,
-// a missing interpreter and a failed install are errors; the last carries
-// pip's own message.
+// Create builds the venv cfg describes: with uv when present (or asked
+// for), with the interpreter's venv module and pip otherwise; pip is
+// seeded and cfg.Packages installed in the install sandbox (see
+// [VenvManager]), which reaches only the index (nothing with NoIndex) and
+// reads the FindLinks directories. It is idempotent: a venv whose
+// recorded interpreter, package set and system site-packages switch match
+// is reused without running anything. A path that holds something other
+// than a venv, a missing interpreter, a failed install and a package the
+// installer did not install are errors; a failed install carries pip's
+// own message.
 func (m *VenvManager) Create(ctx context.Context, cfg VenvConfig) (*Venv, error) {
 	spec, err := m.spec(cfg)
 	if err != nil {
@@ -208,7 +219,7 @@ func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
 	return s, nil
 }
 
-// PythonConfig runs Python in the sandbox with a venv built on the host.
+// PythonConfig runs Python in the sandbox with a venv built beforehand.
 // The zero value uses no venv: python3 from the sandbox's PATH, with
 // MPLBACKEND=Agg.
 type PythonConfig struct {

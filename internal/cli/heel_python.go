@@ -8,8 +8,9 @@ import (
 	"github.com/moat-sandbox/moat/policy"
 )
 
-// configVenv builds, on the host, the venv that the config file's [python]
-// table describes, for moat run and moat shell as heel does: nil when the
+// configVenv builds the venv that the config file's [python] table
+// describes (VenvManager: the packages install in a sandbox of their own,
+// not on the host as heel does), for moat run and moat shell: nil when the
 // file has no such table (or the command is moat python, which builds its
 // own). Progress goes to w.
 func (f *sandboxFlags) configVenv(w *os.File) (*moat.PythonConfig, error) {

@@ -40,14 +40,17 @@ func newPythonCmd(std stdio) *cobra.Command {
 	}
 	c := &cobra.Command{
 		Use:   "python [flags] [SCRIPT.py | -c CODE | -] [ARG...]",
-		Short: "Run Python in a sandbox, with a venv built on the host",
+		Short: "Run Python in a sandbox, with a venv built beforehand",
 		Long: `Run a Python script, -c CODE, or standard input (-, or nothing: an
 interactive interpreter when standard input is a terminal) in a sandbox.
 
-The venv is built on the host first, where installing packages can reach the
-network that the sandbox denies: with uv when present, else python3 -m venv
-and pip. Without --venv it lives in moat's cache, one per interpreter and
-package set, reused by every later run that asks for the same. Inside the
+The venv is built first: the host makes it with the interpreter, isolated
+(python3 -I -m venv from /, or uv venv --no-config when uv is present), and
+pip installs the packages in a sandbox of its own whose only writable place is
+the venv and a build cache, and whose network reaches only the package index
+(none with --no-index). Nothing in a venv ever runs on the host. Without
+--venv it lives in moat's cache, one per interpreter and package set, reused
+by every later run that asks for the same. Inside the
 sandbox it is readable and executable, never writable, unless
 --allow-pip-install, which makes its site-packages and bin/ writable (pip in
 the sandbox then also needs a --network that reaches the index). The

@@ -92,7 +92,7 @@ func venvTemplate(t *testing.T) template {
 	os.Chmod(wheels, 0o755)
 	escWheel(t, wheels, victimPkg, victimCode)
 	escWheel(t, wheels, intruderPkg, "INTRUDED = True\n")
-	v, err := (&moat.VenvManager{}).Create(context.Background(), moat.VenvConfig{
+	v, err := (&moat.VenvManager{CacheDir: t.TempDir()}).Create(context.Background(), moat.VenvConfig{
 		Path: filepath.Join(t.TempDir(), "venv"), Python: "/usr/bin/python3", Backend: moat.VenvPython,
 		Packages: []string{victimPkg}, FindLinks: []string{wheels}, NoIndex: true,
 	})
@@ -113,10 +113,9 @@ func runVenvProbe(t *testing.T, tpl template, iso moat.Isolation, build, allowPi
 	if out, err := exec.Command("cp", "-a", tpl.venv, path).CombinedOutput(); err != nil {
 		t.Fatalf("copying the venv: %v %s", err, out)
 	}
-	v, err := (&moat.VenvManager{}).Create(context.Background(), moat.VenvConfig{Path: path, Python: "/usr/bin/python3", Backend: moat.VenvPython, Packages: []string{victimPkg}})
-	if err != nil || !v.Reused {
-		t.Fatalf("the copied venv is not reused as it is: %v", err)
-	}
+	// The copy is used as it is: its manifest, kept outside the venv, is
+	// the template's, and New needs none.
+	v := struct{ Path string }{path}
 	sps, _ := filepath.Glob(filepath.Join(v.Path, "lib", "python3*", "site-packages"))
 	if len(sps) != 1 {
 		t.Fatalf("site-packages: %v", sps)
@@ -182,7 +181,7 @@ func pyStr(s string) string {
 func TestPythonVenvWritableGrantRefused(t *testing.T) {
 	need(t, "/usr/bin/python3")
 	parent := t.TempDir()
-	v, err := (&moat.VenvManager{}).Create(context.Background(), moat.VenvConfig{Path: filepath.Join(parent, "venv"), Python: "/usr/bin/python3", Backend: moat.VenvPython})
+	v, err := (&moat.VenvManager{CacheDir: t.TempDir()}).Create(context.Background(), moat.VenvConfig{Path: filepath.Join(parent, "venv"), Python: "/usr/bin/python3", Backend: moat.VenvPython})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,9 @@ func TestVenvHostCwdPlants(t *testing.T) {
 		{"venv.py in the working directory",
 			func(m string) map[string]string { return map[string]string{"venv.py": markerPayload(m, "venv.py")} },
 			func(string) []string { return nil },
-			func(s string) []string { return []string{"/usr/bin/python3", "-m", "venv", "--without-pip", filepath.Join(s, "v")} }},
+			func(s string) []string {
+				return []string{"/usr/bin/python3", "-m", "venv", "--without-pip", filepath.Join(s, "v")}
+			}},
 		{"pip/__main__.py in the working directory",
 			func(m string) map[string]string {
 				return map[string]string{"pip/__init__.py": "", "pip/__main__.py": markerPayload(m, "pip") + "\nprint('Successfully installed " + pkg + "')\n"}
@@ -113,19 +115,25 @@ func TestVenvHostCwdPlants(t *testing.T) {
 				return map[string]string{"sitecustomize.py": markerPayload(m, "sitecustomize")}
 			},
 			func(string) []string { return []string{"PYTHONPATH=."} },
-			func(s string) []string { return []string{"/usr/bin/python3", "-m", "venv", "--without-pip", filepath.Join(s, "v")} }},
+			func(s string) []string {
+				return []string{"/usr/bin/python3", "-m", "venv", "--without-pip", filepath.Join(s, "v")}
+			}},
 		{"usercustomize.py with PYTHONPATH=.",
 			func(m string) map[string]string {
 				return map[string]string{"usercustomize.py": markerPayload(m, "usercustomize")}
 			},
 			func(string) []string { return []string{"PYTHONPATH=."} },
-			func(s string) []string { return []string{"/usr/bin/python3", "-m", "venv", "--without-pip", filepath.Join(s, "v")} }},
+			func(s string) []string {
+				return []string{"/usr/bin/python3", "-m", "venv", "--without-pip", filepath.Join(s, "v")}
+			}},
 		{"a .pth in the user site PYTHONUSERBASE names",
 			func(m string) map[string]string {
 				return map[string]string{"lib/" + pyDir + "/site-packages/moat_evil.pth": markerPayload(m, "pth")}
 			},
 			func(cwd string) []string { return []string{"PYTHONUSERBASE=" + cwd} },
-			func(s string) []string { return []string{"/usr/bin/python3", "-m", "venv", "--without-pip", filepath.Join(s, "v")} }},
+			func(s string) []string {
+				return []string{"/usr/bin/python3", "-m", "venv", "--without-pip", filepath.Join(s, "v")}
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cwd, markers, scratch := t.TempDir(), t.TempDir(), t.TempDir()

@@ -24,7 +24,7 @@ func hostVenv(t *testing.T, systemSite bool) *moat.Venv {
 	if err := moattest.WriteFile(filepath.Join(wheels, wheelPackage+"-"+wheelVersion+"-py3-none-any.whl"), buildWheel(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, err := (&moat.VenvManager{}).Create(context.Background(), moat.VenvConfig{
+	v, err := (&moat.VenvManager{CacheDir: t.TempDir()}).Create(context.Background(), moat.VenvConfig{
 		Path: filepath.Join(t.TempDir(), "venv"), Python: python3, Backend: moat.VenvPython,
 		SystemSitePackages: systemSite, Packages: []string{wheelPackage}, FindLinks: []string{wheels}, NoIndex: true,
 	})
