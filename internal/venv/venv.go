@@ -569,9 +569,10 @@ func CreateCommand(uv, interp, path string, systemSite bool) []string {
 
 // SeedCommand is the command that installs pip into the venv whose
 // interpreter is python, from the interpreter's own bundled wheel,
-// offline; it runs in the install sandbox.
+// offline, even where the system site-packages hold a pip (as python -m
+// venv does); it runs in the install sandbox.
 func SeedCommand(python string) []string {
-	return []string{python, "-I", "-m", "ensurepip", "--default-pip"}
+	return []string{python, "-I", "-m", "ensurepip", "--upgrade", "--default-pip"}
 }
 
 // InstallCommand is the command that installs packages into the venv whose

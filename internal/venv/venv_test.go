@@ -31,7 +31,7 @@ func TestCommands(t *testing.T) {
 		{"uv venv system site", venv.CreateCommand("/bin/uv", "/py", "/v", true), []string{"/bin/uv", "venv", "--no-config", "--python", "/py", "--system-site-packages", "--", "/v"}},
 		{"python venv", venv.CreateCommand("", "/py", "/v", false), []string{"/py", "-I", "-m", "venv", "--without-pip", "--", "/v"}},
 		{"python venv system site", venv.CreateCommand("", "/py", "/v", true), []string{"/py", "-I", "-m", "venv", "--without-pip", "--system-site-packages", "--", "/v"}},
-		{"seed pip", venv.SeedCommand("/v/bin/python"), []string{"/v/bin/python", "-I", "-m", "ensurepip", "--default-pip"}},
+		{"seed pip", venv.SeedCommand("/v/bin/python"), []string{"/v/bin/python", "-I", "-m", "ensurepip", "--upgrade", "--default-pip"}},
 		{"uv pip install", venv.InstallCommand("/bin/uv", "/v/bin/python", idx, []string{"a", "b>=2"}, "/c"),
 			[]string{"/bin/uv", "pip", "install", "--no-config", "--python", "/v/bin/python", "--cache-dir", "/c", "--index-url", "https://pypi.example/simple", "--find-links", "/w1", "--find-links", "/w2", "--", "a", "b>=2"}},
 		{"pip install offline", venv.InstallCommand("", "/v/bin/python", venv.Index{FindLinks: []string{"/w"}, NoIndex: true}, []string{"a"}, "/c"),

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -184,14 +185,14 @@ func TestVenvWritableNamedVenvPlants(t *testing.T) {
 		installed bool                        // the next install really installs
 	}{
 		{"a .pth in site-packages", func(m string) string {
-			return "open(SP + '/moat_evil.pth', 'w').write(" + pyStr(markerPayload(m, "pth")+"\n") + ")"
+			return "open(SP + '/moat_evil.pth', 'w').write(" + strconv.Quote(markerPayload(m, "pth")+"\n") + ")"
 		}, true},
 		{"a shadow pip that claims success", func(m string) string {
-			return "open(SP + '/pip/__main__.py', 'w').write(" + pyStr(markerPayload(m, "pip")+"\nprint('Successfully installed "+next+"')\n") + ")"
+			return "open(SP + '/pip/__main__.py', 'w').write(" + strconv.Quote(markerPayload(m, "pip")+"\nprint('Successfully installed "+next+"')\n") + ")"
 		}, false},
 		{"bin/python replaced", func(m string) string {
 			return "os.remove(V + '/bin/python'); open(V + '/bin/python', 'w').write(" +
-				pyStr("#!/bin/sh\necho ran > '"+filepath.Join(m, "bin-python")+"'\nexec /usr/bin/python3 \"$@\"\n") + "); os.chmod(V + '/bin/python', 0o755)"
+				strconv.Quote("#!/bin/sh\necho ran > '"+filepath.Join(m, "bin-python")+"'\nexec /usr/bin/python3 \"$@\"\n") + "); os.chmod(V + '/bin/python', 0o755)"
 		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
