@@ -208,14 +208,20 @@ func Create(ctx context.Context, s Spec) (*Env, error) {
 	}
 	if !exists {
 		progress(Event{Phase: "create", Message: "creating " + path})
-		argv := CreateCommand(uv, interp, path, s.SystemSitePackages)
+		// Made without system site-packages, so that the seeded pip is the
+		// venv's own, not the system's; the install sandbox switches them
+		// on after seeding (as python -m venv does, CPython issue 24875).
+		argv := CreateCommand(uv, interp, path, false)
 		if out, err := runHost(ctx, argv, uvEnv(uv, s.BuildCache)...); err != nil {
 			return nil, fmt.Errorf("moat: venv %q: creating it with %s failed: %s", path, filepath.Base(argv[0]), out)
 		}
 	}
 	env, err := Open(path)
 	if err == nil {
-		err = install(ctx, s, env, uv, interp, want.Packages, progress)
+		err = install(ctx, s, env, uv, interp, want.Packages, !exists, progress)
+	}
+	if err == nil {
+		err = checkSystemSite(path, s.SystemSitePackages)
 	}
 	if err != nil {
 		if !exists {
@@ -246,11 +252,14 @@ func undoCreate(path string, existed bool) {
 
 // install seeds pip into env when it has none and installs packages, in
 // s.Install's sandbox, then checks on the host that they are there.
-func install(ctx context.Context, s Spec, env *Env, uv, interp string, packages []string, progress func(Event)) error {
+func install(ctx context.Context, s Spec, env *Env, uv, interp string, packages []string, fresh bool, progress func(Event)) error {
 	var steps [][]string
 	if !hasPip(env) {
 		progress(Event{Phase: "create", Message: "installing pip into " + env.Path})
 		steps = append(steps, SeedCommand(env.Python))
+	}
+	if fresh && s.SystemSitePackages {
+		steps = append(steps, SystemSiteCommand(env.Python, env.Path))
 	}
 	if len(packages) > 0 {
 		steps = append(steps, InstallCommand(uv, env.Python, s.Index, packages, s.BuildCache))
@@ -573,6 +582,31 @@ func CreateCommand(uv, interp, path string, systemSite bool) []string {
 // venv does); it runs in the install sandbox.
 func SeedCommand(python string) []string {
 	return []string{python, "-I", "-m", "ensurepip", "--upgrade", "--default-pip"}
+}
+
+// SystemSiteCommand is the command, run in the install sandbox after
+// [SeedCommand], that switches on the system site-packages of the venv
+// at path, made without them, by rewriting its pyvenv.cfg.
+func SystemSiteCommand(python, path string) []string {
+	const code = "import sys\n" +
+		"p = sys.argv[1] + '/pyvenv.cfg'\n" +
+		"lines = [l for l in open(p).read().splitlines() if l.split('=')[0].strip().lower() != 'include-system-site-packages']\n" +
+		"open(p, 'w').write('\\n'.join(lines + ['include-system-site-packages = true']) + '\\n')\n"
+	return []string{python, "-I", "-c", code, path}
+}
+
+// checkSystemSite checks, after the install sandbox, that the venv's
+// pyvenv.cfg (hostile data now) says what was asked of system
+// site-packages.
+func checkSystemSite(path string, want bool) error {
+	cfg, err := readPyvenvCfg(path)
+	if err != nil {
+		return err
+	}
+	if got := strings.EqualFold(cfg["include-system-site-packages"], "true"); got != want {
+		return fmt.Errorf("moat: venv %q: made %s system site-packages, asked %s", path, with(got), with(want))
+	}
+	return nil
 }
 
 // InstallCommand is the command that installs packages into the venv whose

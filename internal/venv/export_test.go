@@ -1,0 +1,4 @@
+package venv
+
+// CheckInstalled is checkInstalled, for the tests.
+var CheckInstalled = checkInstalled
