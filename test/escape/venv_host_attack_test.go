@@ -42,11 +42,12 @@ func moatCLI(t *testing.T, dir string, env []string, args ...string) result {
 	return toResult(out.String(), errb.String(), err)
 }
 
-// markerPayload is Python that writes the marker file name into dir, a
-// host directory no sandbox can see or write: the marker exists only if
-// the code ran on the host.
+// markerPayload is one line of Python that writes the marker file name
+// into dir, a host directory no sandbox can see or write: the marker
+// exists only if the code ran on the host. Where dir is not there (in a
+// sandbox) it does nothing and raises nothing, as a stealthy plant would.
 func markerPayload(dir, name string) string {
-	return "import os; open(os.path.join(" + pyStr(dir) + ", " + pyStr(name) + "), 'w').write('ran')"
+	return "import os; os.path.isdir(" + pyStr(dir) + ") and open(os.path.join(" + pyStr(dir) + ", " + pyStr(name) + "), 'w').write('ran')"
 }
 
 // pyVersionDir is lib/pythonX.Y of the system interpreter.
