@@ -132,7 +132,7 @@ func TestReportNamesPipInstall(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
 		t.Skip("needs /usr/bin/python3")
 	}
-	v, err := (&moat.VenvManager{}).Create(context.Background(), moat.VenvConfig{
+	v, err := (&moat.VenvManager{CacheDir: t.TempDir()}).Create(context.Background(), moat.VenvConfig{
 		Path: filepath.Join(t.TempDir(), "venv"), Python: "/usr/bin/python3", Backend: moat.VenvPython,
 	})
 	if err != nil {
