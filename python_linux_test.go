@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -207,5 +208,47 @@ func TestVenvCacheConcurrentCreate(t *testing.T) {
 	}
 	if reused != n-1 {
 		t.Fatalf("%d of %d Creates reused the venv, want %d", reused, n, n-1)
+	}
+}
+
+// With AllowPipInstall the code may repoint the venv's bin/python (bin/ is
+// writable); the next sandbox must not open the directory it now points
+// at: the interpreter's installation that moat grants comes from
+// pyvenv.cfg, which stays read-only. The control grants that directory
+// explicitly, and the same probe reads it.
+func TestPythonVenvRepointedLinkOpensNothing(t *testing.T) {
+	v := offlineVenv(t, &moat.VenvManager{CacheDir: t.TempDir()})
+	fake := t.TempDir()
+	for _, d := range []string{"bin", "lib/python3.11"} {
+		os.MkdirAll(filepath.Join(fake, d), 0o755)
+	}
+	data, err := os.ReadFile("/usr/bin/python3.11")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(fake, "bin", "python3"), data, 0o755)
+	os.WriteFile(filepath.Join(fake, "lib", "python3.11", "os.py"), nil, 0o644)
+	os.WriteFile(filepath.Join(fake, "secret.txt"), []byte("s3cret"), 0o644)
+	link := filepath.Join(v.Path, "bin", "python")
+	os.Remove(link)
+	if err := os.Symlink(filepath.Join(fake, "bin", "python3"), link); err != nil {
+		t.Fatal(err)
+	}
+	probe := "open(" + strconv.Quote(filepath.Join(fake, "secret.txt")) + ").read()"
+	for _, tc := range []struct {
+		name  string
+		grant bool
+	}{{"the repointed link", false}, {"control: an explicit grant", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := moat.Config{Python: &moat.PythonConfig{Venv: v.Path}}
+			if tc.grant {
+				cfg.Grants = []moat.Grant{{Path: fake, Access: moat.READ}}
+			}
+			sb := moattest.NewSandbox(t, cfg)
+			out, err := sb.Command("/usr/bin/python3", "-c", probe).CombinedOutput()
+			if (err == nil) != tc.grant {
+				t.Fatalf("reading the directory the link points at: err=%v %s", err, out)
+			}
+		})
 	}
 }

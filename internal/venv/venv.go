@@ -134,8 +134,9 @@ type Env struct {
 	// Interpreter is the real path of the base interpreter the venv's
 	// bin/python leads to.
 	Interpreter string
-	// Prefix is the base interpreter's installation prefix (the directory
-	// above its bin/).
+	// Prefix is the base interpreter's installation prefix: the directory
+	// above pyvenv.cfg's home (the base interpreter's bin/), or, without
+	// one, above the directory bin/python leads to.
 	Prefix string
 	// SitePackages are the venv's own site-packages directories.
 	SitePackages []string
@@ -445,7 +446,8 @@ func Open(path string) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("moat: venv %q: %v", path, bare(err))
 	}
-	if _, err := readPyvenvCfg(real); err != nil {
+	cfg, err := readPyvenvCfg(real)
+	if err != nil {
 		return nil, err
 	}
 	py := filepath.Join(real, "bin", "python")
@@ -457,7 +459,17 @@ func Open(path string) (*Env, error) {
 	if err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
 		return nil, fmt.Errorf("moat: venv %q: not a venv: bin/python is not an executable file", path)
 	}
-	env := &Env{Path: real, Python: py, Interpreter: target, Prefix: filepath.Dir(filepath.Dir(target))}
+	// The prefix (which moat opens read and execute to the code's
+	// sandbox) comes from pyvenv.cfg's home, which the host's venv module
+	// wrote and which stays read-only even with AllowPipInstall (at the
+	// strict and default levels), not from the bin/python link, which
+	// AllowPipInstall makes writable: a repointed link must not open
+	// another directory.
+	prefix := filepath.Dir(filepath.Dir(target))
+	if h := cfg["home"]; filepath.IsAbs(h) {
+		prefix = filepath.Dir(filepath.Clean(h))
+	}
+	env := &Env{Path: real, Python: py, Interpreter: target, Prefix: prefix}
 	sp, _ := filepath.Glob(filepath.Join(real, "lib", "python*", "site-packages"))
 	for _, d := range sp {
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
