@@ -1,0 +1,345 @@
+package hostinput
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// DefaultMax bounds the bytes Read keeps when Options.Max is 0.
+const DefaultMax = 1 << 20
+
+// Options say how to read one host input. The zero value reads at most
+// DefaultMax bytes, names the file "file", and knows no place a sandbox
+// could write but what the file's own permissions say.
+type Options struct {
+	// Subject names what the file is for in messages: "config".
+	Subject string
+	// Max bounds the bytes read; a larger file is refused. 0 means
+	// DefaultMax.
+	Max int64
+	// Store is the user's journal of writable places and trusted files.
+	Store Store
+	// Current are the places the sandbox of the current run can write,
+	// when they are known before the read; see also [Input.CheckCurrent].
+	Current []Place
+}
+
+// Input is a host input that was read and not refused. The zero value is
+// no file.
+type Input struct {
+	// Name is the path as given.
+	Name string
+	// Real is the absolute path of the file opened, every link followed.
+	Real string
+	// Data is its content, for Read; nil for Check.
+	Data []byte
+	// Sum is the hex SHA-256 of its content; "" when Check had no need of
+	// it.
+	Sum string
+
+	subject string
+	links   []string // the links followed on the way, by their own path
+	store   Store
+	trusted bool // Sum is pinned for Real
+	f       *os.File
+}
+
+// Read opens path once, refuses it when a sandbox could have written it
+// (see the package doc) and its content is not trusted, and returns its
+// content, at most o.Max bytes. Every refusal is an [*Error]; a file that
+// cannot be read is an error naming it.
+func Read(path string, o Options) (*Input, error) {
+	in, err := open(path, o)
+	if err != nil {
+		return nil, err
+	}
+	defer in.close()
+	max := o.Max
+	if max <= 0 {
+		max = DefaultMax
+	}
+	h := sha256.New()
+	data, err := io.ReadAll(io.TeeReader(io.LimitReader(in.f, max+1), h))
+	if err != nil {
+		return nil, in.fail(err)
+	}
+	if int64(len(data)) > max {
+		return nil, in.fail(fmt.Errorf("larger than %s", sizeName(max)))
+	}
+	in.Data, in.Sum = data, hex.EncodeToString(h.Sum(nil))
+	if err := in.judge(o); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// Check is Read for a file moat runs or loads rather than parses (an
+// interpreter, a library, a model): it reads the content, up to o.Max
+// bytes (0: no bound), only when the file is suspect and must be matched
+// against a pin. The path stays a path for whoever uses it next; the
+// check holds for the file's real path (Input.Real), which the caller
+// should use.
+func Check(path string, o Options) (*Input, error) {
+	in, err := open(path, o)
+	if err != nil {
+		return nil, err
+	}
+	defer in.close()
+	if err := in.judge(o); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// CheckCurrent refuses the input when it lies in one of places, which the
+// sandbox of the current run can write, or was reached through a link
+// there, unless its content is trusted. The caller calls it once the run's
+// places are known, before the run starts.
+func (in *Input) CheckCurrent(places []Place) error {
+	if in == nil {
+		return nil
+	}
+	for _, l := range in.links {
+		if pl, ok := within(l, places); ok {
+			return &Error{Subject: in.subject, Path: in.Name, Problem: fmt.Sprintf("it is reached through the link %s in %s %s, which the sandbox of this run can write and redirect", l, pl.What, pl.Path)}
+		}
+	}
+	pl, ok := within(in.Real, places)
+	if !ok || in.trusted {
+		return nil
+	}
+	if in.Sum != "" {
+		if ok, err := in.store.Trusted(in.Real, in.Sum); err != nil {
+			return in.fail(err)
+		} else if ok {
+			return nil
+		}
+	}
+	return &Error{Subject: in.subject, Path: in.Name, Problem: fmt.Sprintf("%s %s holds it, and the sandbox of this run can write there", pl.What, pl.Path), Trustable: in.Sum != ""}
+}
+
+// open resolves path, opens it without following a link in its last
+// component, and checks that what was opened is a regular file at the
+// path resolved.
+func open(path string, o Options) (*Input, error) {
+	subject := o.Subject
+	if subject == "" {
+		subject = "file"
+	}
+	in := &Input{Name: path, subject: subject, store: o.Store}
+	if path == "" {
+		return nil, in.fail(errors.New("empty path"))
+	}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, in.fail(err)
+		}
+		abs = wd + string(filepath.Separator) + path // not cleaned: a/.. follows a as the kernel does
+	}
+	real, links, err := resolve(abs)
+	if err != nil {
+		return nil, in.fail(err)
+	}
+	f, err := openNoFollow(real)
+	if err != nil {
+		return nil, in.fail(err)
+	}
+	in.f = f
+	if kp := kernelPath(f); kp != "" && kp != real {
+		in.close()
+		return nil, in.fail(fmt.Errorf("changed while it was opened (%s became %s)", real, kp))
+	}
+	in.Real, in.links = real, links
+	return in, nil
+}
+
+// judge refuses the input when it is suspect and not trusted. Read has set
+// Sum; for Check it is computed here when needed.
+func (in *Input) judge(o Options) error {
+	for _, l := range in.links {
+		if pl, ok := within(l, o.Current); ok {
+			return &Error{Subject: in.subject, Path: in.Name, Problem: fmt.Sprintf("it is reached through the link %s in %s %s, which the sandbox of this run can write and redirect", l, pl.What, pl.Path)}
+		}
+		past, err := o.Store.PastPlace(l)
+		if err != nil {
+			return in.fail(err)
+		}
+		if past != "" {
+			return &Error{Subject: in.subject, Path: in.Name, Problem: fmt.Sprintf("it is reached through the link %s in %s, which a sandbox of an earlier run could write and redirect", l, past)}
+		}
+	}
+	fi, err := in.f.Stat()
+	if err != nil {
+		return in.fail(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return in.fail(errors.New("not a regular file"))
+	}
+	problem, err := in.suspect(fi, o)
+	if err != nil {
+		return in.fail(err)
+	}
+	if problem == "" {
+		return nil
+	}
+	if in.Sum == "" {
+		if in.Sum, err = hashFile(in.f, o.Max); err != nil {
+			return in.fail(err)
+		}
+	}
+	ok, err := o.Store.Trusted(in.Real, in.Sum)
+	if err != nil {
+		return in.fail(err)
+	}
+	if !ok {
+		return &Error{Subject: in.subject, Path: in.Name, Problem: problem, Trustable: true}
+	}
+	in.trusted = true
+	return nil
+}
+
+// suspect returns why a sandbox, or another user, could have written the
+// opened file, or "".
+func (in *Input) suspect(fi fs.FileInfo, o Options) (string, error) {
+	if pl, ok := within(in.Real, o.Current); ok {
+		return fmt.Sprintf("%s %s holds it, and the sandbox of this run can write there", pl.What, pl.Path), nil
+	}
+	past, err := o.Store.PastPlace(in.Real)
+	if err != nil {
+		return "", err
+	}
+	if past != "" {
+		return fmt.Sprintf("it lies in %s, which a sandbox of an earlier run could write", past), nil
+	}
+	if p := othersMayWrite(fi, in.Real); p != "" {
+		return p, nil
+	}
+	for d := filepath.Dir(in.Real); ; d = filepath.Dir(d) {
+		dfi, err := os.Lstat(d)
+		if err != nil {
+			return "", err
+		}
+		if p := othersMayWriteDir(dfi); p != "" {
+			return fmt.Sprintf("the directory %s %s", d, p), nil
+		}
+		if d == filepath.Dir(d) {
+			return "", nil
+		}
+	}
+}
+
+// hashFile returns the hex SHA-256 of f's content from its start, at most
+// max bytes (0: no bound).
+func hashFile(f *os.File, max int64) (string, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	var h hash.Hash = sha256.New()
+	var r io.Reader = f
+	if max > 0 {
+		r = io.LimitReader(f, max+1)
+	}
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return "", err
+	}
+	if max > 0 && n > max {
+		return "", fmt.Errorf("larger than %s", sizeName(max))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// resolve follows every link of the absolute path p as the kernel would,
+// and returns the real path and the links followed, each by its own real
+// path.
+func resolve(p string) (string, []string, error) {
+	if filepath.Separator != '/' {
+		r, err := filepath.EvalSymlinks(p)
+		return r, nil, err
+	}
+	todo := strings.Split(p, "/")
+	cur, hops := "/", 0
+	var links []string
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return "", nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > 40 {
+			return "", nil, syscall.ELOOP
+		}
+		t, err := os.Readlink(next)
+		if err != nil {
+			return "", nil, err
+		}
+		links = append(links, next)
+		if strings.HasPrefix(t, "/") {
+			cur = "/"
+		}
+		todo = append(strings.Split(t, "/"), todo...)
+	}
+	return cur, links, nil
+}
+
+// fail wraps err with the input's subject and path.
+func (in *Input) fail(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	var he *Error
+	if errors.As(err, &he) {
+		return err
+	}
+	return fmt.Errorf("%s %q: %w", in.subject, in.Name, err)
+}
+
+// close closes the opened file.
+func (in *Input) close() {
+	if in.f != nil {
+		in.f.Close()
+		in.f = nil
+	}
+}
+
+// sizeName spells n bytes as KiB or MiB where exact.
+func sizeName(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// HashOf returns the hex SHA-256 of data, as pins hold it.
+func HashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
