@@ -31,6 +31,13 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s %s: %s; %s", e.Subject, strconv.Quote(e.Path), e.Problem, fix)
 }
 
+// Reason is the message without its subject and path: the problem and
+// the fix.
+func (e *Error) Reason() string {
+	msg := e.Error()
+	return msg[len(e.Subject)+1+len(strconv.Quote(e.Path))+2:]
+}
+
 // quoteArg quotes s for a shell when it holds anything but plain
 // characters: in single quotes, or Go-quoted when it holds a character
 // that is not printable (the message stays one line).

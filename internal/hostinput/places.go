@@ -20,6 +20,11 @@ type Place struct {
 	// Path is its absolute path; links in it are followed when it is
 	// compared.
 	Path string
+	// UserWritable narrows the place to what the user may change: a file
+	// counts only when the user may write it or a directory on its way
+	// (isolation permissive, whose sandbox writes what the user can, is
+	// the place "/" so narrowed). False counts everything in Path.
+	UserWritable bool
 }
 
 // Store is the user's record of places that sandboxes could write and of
@@ -215,6 +220,9 @@ func readSmallOwn(p string, max int64) ([]byte, error) {
 func within(p string, places []Place) (Place, bool) {
 	ids := map[fileID]Place{}
 	for _, pl := range places {
+		if pl.UserWritable && !userMayChange(p) {
+			continue
+		}
 		r := resolvePlace(pl.Path)
 		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/") {
 			return pl, true
@@ -234,6 +242,19 @@ func within(p string, places []Place) (Place, bool) {
 		}
 		if c == filepath.Dir(c) {
 			return Place{}, false
+		}
+	}
+}
+
+// userMayChange reports whether the user may write p or a directory on
+// its way, and so replace it.
+func userMayChange(p string) bool {
+	for c := p; ; c = filepath.Dir(c) {
+		if mayWrite(c) {
+			return true
+		}
+		if c == filepath.Dir(c) {
+			return false
 		}
 	}
 }

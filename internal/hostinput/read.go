@@ -124,32 +124,16 @@ func (in *Input) CheckCurrent(places []Place) error {
 			return nil
 		}
 	}
-	return &Error{Subject: in.subject, Path: in.Name, Problem: fmt.Sprintf("%s %s holds it, and the sandbox of this run can write there", pl.What, pl.Path), Trustable: in.Sum != ""}
+	return &Error{Subject: in.subject, Path: in.Name, Problem: currentProblem(pl), Trustable: in.Sum != ""}
 }
 
 // open resolves path, opens it without following a link in its last
 // component, and checks that what was opened is a regular file at the
 // path resolved.
 func open(path string, o Options) (*Input, error) {
-	subject := o.Subject
-	if subject == "" {
-		subject = "file"
-	}
-	in := &Input{Name: path, subject: subject, store: o.Store}
-	if path == "" {
-		return nil, in.fail(errors.New("empty path"))
-	}
-	abs := path
-	if !filepath.IsAbs(abs) {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, in.fail(err)
-		}
-		abs = wd + string(filepath.Separator) + path // not cleaned: a/.. follows a as the kernel does
-	}
-	real, links, err := resolve(abs)
+	in, real, links, err := resolveInput(path, o)
 	if err != nil {
-		return nil, in.fail(err)
+		return nil, err
 	}
 	f, err := openNoFollow(real)
 	if err != nil {
@@ -164,20 +148,36 @@ func open(path string, o Options) (*Input, error) {
 	return in, nil
 }
 
+// resolveInput makes the Input of path and resolves it.
+func resolveInput(path string, o Options) (*Input, string, []string, error) {
+	subject := o.Subject
+	if subject == "" {
+		subject = "file"
+	}
+	in := &Input{Name: path, subject: subject, store: o.Store}
+	if path == "" {
+		return nil, "", nil, in.fail(errors.New("empty path"))
+	}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, "", nil, in.fail(err)
+		}
+		abs = wd + string(filepath.Separator) + path // not cleaned: a/.. follows a as the kernel does
+	}
+	real, links, err := resolve(abs)
+	if err != nil {
+		return nil, "", nil, in.fail(err)
+	}
+	return in, real, links, nil
+}
+
 // judge refuses the input when it is suspect and not trusted. Read has set
 // Sum; for Check it is computed here when needed.
 func (in *Input) judge(o Options) error {
-	for _, l := range in.links {
-		if pl, ok := within(l, o.Current); ok {
-			return &Error{Subject: in.subject, Path: in.Name, Problem: fmt.Sprintf("it is reached through the link %s in %s %s, which the sandbox of this run can write and redirect", l, pl.What, pl.Path)}
-		}
-		past, err := o.Store.PastPlace(l)
-		if err != nil {
-			return in.fail(err)
-		}
-		if past != "" {
-			return &Error{Subject: in.subject, Path: in.Name, Problem: fmt.Sprintf("it is reached through the link %s in %s, which a sandbox of an earlier run could write and redirect", l, past)}
-		}
+	if err := in.checkLinks(o); err != nil {
+		return err
 	}
 	fi, err := in.f.Stat()
 	if err != nil {
@@ -209,11 +209,63 @@ func (in *Input) judge(o Options) error {
 	return nil
 }
 
+// checkLinks refuses the input when a link followed on its way lies in a
+// place a sandbox of this run or an earlier one could write: the sandbox
+// could point it at another file, so no pin of the target helps.
+func (in *Input) checkLinks(o Options) error {
+	for _, l := range in.links {
+		if pl, ok := within(l, o.Current); ok {
+			return &Error{Subject: in.subject, Path: in.Name, Problem: fmt.Sprintf("it is reached through the link %s in %s %s, which the sandbox of this run can write and redirect", l, pl.What, pl.Path)}
+		}
+		past, err := o.Store.PastPlace(l)
+		if err != nil {
+			return in.fail(err)
+		}
+		if past != "" {
+			return &Error{Subject: in.subject, Path: in.Name, Problem: fmt.Sprintf("it is reached through the link %s in %s, which a sandbox of an earlier run could write and redirect", l, past)}
+		}
+	}
+	return nil
+}
+
+// CheckDir refuses the directory at path (a --find-links directory) when
+// it lies in a place a sandbox of this run or an earlier one could write,
+// or is reached through a link there. A directory cannot be pinned: the
+// fix is to move it.
+func CheckDir(path string, o Options) error {
+	in, real, links, err := resolveInput(path, o)
+	if err != nil {
+		return err
+	}
+	in.Real, in.links = real, links
+	if err := in.checkLinks(o); err != nil {
+		return err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return in.fail(err)
+	}
+	if !fi.IsDir() {
+		return in.fail(errors.New("not a directory"))
+	}
+	if pl, ok := within(real, o.Current); ok {
+		return &Error{Subject: in.subject, Path: path, Problem: currentProblem(pl)}
+	}
+	past, err := o.Store.PastPlace(real)
+	if err != nil {
+		return in.fail(err)
+	}
+	if past != "" {
+		return &Error{Subject: in.subject, Path: path, Problem: fmt.Sprintf("it lies in %s, which a sandbox of an earlier run could write", past)}
+	}
+	return nil
+}
+
 // suspect returns why a sandbox, or another user, could have written the
 // opened file, or "".
 func (in *Input) suspect(fi fs.FileInfo, o Options) (string, error) {
 	if pl, ok := within(in.Real, o.Current); ok {
-		return fmt.Sprintf("%s %s holds it, and the sandbox of this run can write there", pl.What, pl.Path), nil
+		return currentProblem(pl), nil
 	}
 	past, err := o.Store.PastPlace(in.Real)
 	if err != nil {
@@ -343,3 +395,38 @@ func HashOf(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
+
+// currentProblem says why a file in pl is suspect.
+func currentProblem(pl Place) string {
+	if pl.UserWritable {
+		return pl.What + ": the sandbox of this run can write it"
+	}
+	return fmt.Sprintf("%s %s holds it, and the sandbox of this run can write there", pl.What, pl.Path)
+}
+
+// PinOf returns the pin of the file at path as it is now: its real path
+// and the SHA-256 of its content, at most max bytes (0: no bound). It
+// judges nothing: the user vouches for what it pins.
+func PinOf(path string, max int64) (Pin, error) {
+	in, err := open(path, Options{Subject: "file"})
+	if err != nil {
+		return Pin{}, err
+	}
+	defer in.close()
+	fi, err := in.f.Stat()
+	if err != nil {
+		return Pin{}, in.fail(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return Pin{}, in.fail(errors.New("not a regular file"))
+	}
+	sum, err := hashFile(in.f, max)
+	if err != nil {
+		return Pin{}, in.fail(err)
+	}
+	return Pin{Path: in.Real, Sum: sum}, nil
+}
+
+// RealPath returns path absolute with every link that exists followed, as
+// pins name files.
+func RealPath(path string) string { return resolvePlace(path) }

@@ -87,3 +87,9 @@ func othersMayWriteDir(fi fs.FileInfo) string {
 	}
 	return ""
 }
+
+// mayWrite reports whether the user may write p, by access(2).
+func mayWrite(p string) bool {
+	const wOK = 0x2
+	return syscall.Access(p, wOK) == nil
+}
