@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"strconv"
+	"strings"
 
 	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/fspattern"

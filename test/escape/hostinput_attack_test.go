@@ -63,7 +63,6 @@ type hostInputCase struct {
 // sandbox is granted, root is private to the test.
 type hostInputDirs struct{ root, proj, secret, state string }
 
-
 func hostInputCases() []hostInputCase {
 	runNext := func(config string) func(d hostInputDirs) []string {
 		return func(d hostInputDirs) []string {
