@@ -4,6 +4,7 @@ package escape_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,16 +87,17 @@ func TestHostInputIPCDir(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("the probe failed: %s", r)
 			}
-			if !strings.Contains(string(out), "SECRET") {
+			var got dirProbe
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("the handler's answer: %v: %s", err, out)
+			}
+			if !strings.Contains(got.ViaString, "SECRET") {
 				t.Fatalf("control: the path string did not reach the secret, so the probe cannot tell: %s", out)
 			}
-			if !strings.Contains(string(out), `"via_file":"`+c.wantFile) || (c.wantFile != "" && !strings.Contains(string(out), c.wantFile)) {
-				t.Fatalf("Call.DirFile read %s, want %q", out, c.wantFile)
+			if strings.TrimSpace(got.ViaFile) != c.wantFile {
+				t.Fatalf("Call.DirFile read %q, want %q", got.ViaFile, c.wantFile)
 			}
-			if strings.Count(string(out), "SECRET") != 1 {
-				t.Fatalf("Call.DirFile reached the secret: %s", out)
-			}
-			if c.wantFile == "" && !strings.Contains(string(out), `"dir_err":"`) {
+			if c.wantFile == "" && got.DirErr == "" {
 				t.Fatalf("a nil DirFile without DirErr: %s", out)
 			}
 		})
