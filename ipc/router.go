@@ -54,9 +54,10 @@ type Call struct {
 	// and checks what it opens there as hostile: the descriptor carries
 	// the host's rights, not the sandbox's. The server closes it when the
 	// handler returns. Nil, with a nil DirErr, when Dir is empty.
-	DirFile *os.File
-	// DirErr is why DirFile is nil although Dir is not empty.
-	DirErr error
+	DirFile *os.File `json:"-"`
+	// DirErr is why DirFile is nil although Dir is not empty. Neither
+	// field is encoded as JSON.
+	DirErr error `json:"-"`
 	// Stdin is the caller's piped standard input, nil when it was a
 	// terminal, /dev/null or absent.
 	Stdin []byte
