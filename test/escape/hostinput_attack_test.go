@@ -258,3 +258,55 @@ func TestHostInputCurrentRun(t *testing.T) {
 		})
 	}
 }
+
+// TestHostInputNamedByConfig: a config the user keeps where no sandbox
+// writes names an interpreter, or --find-links names a directory, that a
+// sandbox of an earlier run wrote; moat runs the one and installs from
+// the other on the host, so each is refused with exit 2 and nothing runs.
+// Control: the same files made by the user where no sandbox wrote are
+// used (the interpreter runs on the host).
+func TestHostInputNamedByConfig(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    func(d hostInputDirs, cfg string) []string
+		refusal string
+		took    func(d hostInputDirs, r result) bool
+	}{
+		{"config names an interpreter", func(_ hostInputDirs, cfg string) []string {
+			return []string{"run", "--config", cfg, "--", "true"}
+		}, "python interpreter", func(d hostInputDirs, _ result) bool { return exists(filepath.Join(d.root, "pwned")) }},
+		{"--find-links names a directory", func(d hostInputDirs, _ string) []string {
+			return []string{"python", "--find-links", filepath.Join(d.proj, "wheels"), "--no-index", "-p", "mypkg", "-c", "pass"}
+		}, "--find-links directory", func(_ hostInputDirs, r result) bool {
+			return !strings.Contains(r.Stderr, "--find-links directory")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, sandboxed := range []bool{true, false} {
+				d := newHostInputDirs(t)
+				script := `mkdir -p wheels; printf '#!/bin/sh\necho pwned > ` + d.root + `/pwned\nexit 1\n' > evil.sh; chmod +x evil.sh`
+				if sandboxed {
+					if r := moatCLI(t, d.proj, d.state, "run", "--workdir", ".", "--", "sh", "-c", script); r.Code != 0 {
+						t.Fatalf("the sandbox's run failed: %v", r)
+					}
+				} else {
+					os.Mkdir(filepath.Join(d.proj, "wheels"), 0o700)
+					os.WriteFile(filepath.Join(d.proj, "evil.sh"), []byte("#!/bin/sh\necho pwned > "+d.root+"/pwned\nexit 1\n"), 0o700)
+				}
+				safe := filepath.Join(d.root, "safe")
+				os.Mkdir(safe, 0o700)
+				cfg := filepath.Join(safe, "moat.toml")
+				os.WriteFile(cfg, []byte("[python]\ninterpreter = \""+d.proj+"/evil.sh\"\n"), 0o600)
+				r := moatCLI(t, d.root, d.state, c.args(d, cfg)...)
+				if sandboxed {
+					if r.Code != 2 || !strings.Contains(r.Stderr, c.refusal) || c.took(d, r) {
+						t.Fatalf("want exit 2 refusing the %s, and no effect: %v", c.refusal, r)
+					}
+				} else if !c.took(d, r) {
+					t.Fatalf("control: made by the user, the %s was not used: %v", c.refusal, r)
+				}
+			}
+		})
+	}
+}
