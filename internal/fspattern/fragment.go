@@ -127,7 +127,7 @@ func ReadFragment(dir, name string, store hostinput.Store) ([]Line, error) {
 	}
 	// Read once, without following a link put there since the Lstat and
 	// without blocking on a FIFO, checking what was opened.
-	in, err := hostinput.Read(p, hostinput.Options{Subject: "fragment", Max: maxFragment, Store: store})
+	in, err := hostinput.Read(p, hostinput.Options{Subject: "fragment", Max: maxFragment, Store: store, TopControl: true})
 	if err != nil {
 		var he *hostinput.Error
 		if errors.As(err, &he) {

@@ -133,8 +133,17 @@ func (s Store) recorded(p string) (bool, error) {
 
 // PastPlace returns the recorded place that holds p (absolute, clean), p
 // itself or its nearest ancestor, or "".
-func (s Store) PastPlace(p string) (string, error) {
+func (s Store) PastPlace(p string) (string, error) { return s.pastPlaceBut(p, "") }
+
+// pastPlaceBut is PastPlace not counting the place skip.
+func (s Store) pastPlaceBut(p, skip string) (string, error) {
 	for c := p; ; c = filepath.Dir(c) {
+		if c == skip {
+			if c == filepath.Dir(c) {
+				return "", nil
+			}
+			continue
+		}
 		ok, err := s.recorded(c)
 		if err != nil {
 			return "", err

@@ -31,6 +31,13 @@ type Options struct {
 	// Current are the places the sandbox of the current run can write,
 	// when they are known before the read; see also [Input.CheckCurrent].
 	Current []Place
+	// TopControl says the file's name is one moat pins at the top of every
+	// writable place (a policy fragment: .moat-*, .heimdall-*): read-only
+	// for the run when it exists, moved aside by Close (or the next run's
+	// sweep) when the run made it. A recorded place that is the file's own
+	// directory then does not make it suspect; one above it still does.
+	// False counts every recorded place.
+	TopControl bool
 }
 
 // Input is a host input that was read and not refused. The zero value is
@@ -267,7 +274,11 @@ func (in *Input) suspect(fi fs.FileInfo, o Options) (string, error) {
 	if pl, ok := within(in.Real, o.Current); ok {
 		return currentProblem(pl), nil
 	}
-	past, err := o.Store.PastPlace(in.Real)
+	skip := ""
+	if o.TopControl {
+		skip = filepath.Dir(in.Real)
+	}
+	past, err := o.Store.pastPlaceBut(in.Real, skip)
 	if err != nil {
 		return "", err
 	}

@@ -222,3 +222,35 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Fatal("still trusted")
 	}
 }
+
+// TestTopControl: a control name at the top of a recorded place is pinned
+// by every run there, so that place does not make it suspect; a recorded
+// place above its directory does.
+func TestTopControl(t *testing.T) {
+	root := t.TempDir()
+	os.Chmod(root, 0o700)
+	store := Store{Dir: filepath.Join(root, "state")}
+	os.Mkdir(store.Dir, 0o700)
+	place := filepath.Join(root, "place")
+	os.MkdirAll(filepath.Join(place, "sub"), 0o700)
+	for _, p := range []string{filepath.Join(place, ".moat-write"), filepath.Join(place, "sub", ".moat-write")} {
+		os.WriteFile(p, []byte("x\n"), 0o600)
+	}
+	if err := store.RecordPlaces([]string{place}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		top  bool
+		ok   bool
+	}{
+		{filepath.Join(place, ".moat-write"), true, true},
+		{filepath.Join(place, ".moat-write"), false, false},
+		{filepath.Join(place, "sub", ".moat-write"), true, false},
+	} {
+		_, err := Read(c.path, Options{Subject: "fragment", Store: store, TopControl: c.top})
+		if (err == nil) != c.ok {
+			t.Errorf("Read(%s, top %v) = %v, want ok %v", c.path, c.top, err, c.ok)
+		}
+	}
+}
