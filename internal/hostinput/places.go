@@ -258,7 +258,11 @@ func within(p string, places []Place) (Place, bool) {
 // userMayChange reports whether the user may write p or a directory on
 // its way, and so replace it.
 func userMayChange(p string) bool {
-	for c := p; ; c = filepath.Dir(c) {
+	start := p
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		start = filepath.Dir(p) // a link is changed through its directory
+	}
+	for c := start; ; c = filepath.Dir(c) {
 		if mayWrite(c) {
 			return true
 		}
