@@ -2,10 +2,12 @@ package cli
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/hostinput"
+	"github.com/moat-sandbox/moat/internal/hostview"
 	"github.com/moat-sandbox/moat/policy"
 )
 
@@ -62,8 +64,21 @@ func (f *sandboxFlags) loadConfigFile(path string) (*policy.File, error) {
 }
 
 // permissivePlace is what a sandbox at isolation permissive can write:
-// every file the user can.
-var permissivePlace = hostinput.Place{What: "at isolation permissive, which reaches every file you can", Path: "/", UserWritable: true}
+// every file the user can, but the protected paths that no grant names.
+func permissivePlace(sec *moat.SecurityConfig, grants []string) hostinput.Place {
+	pl := hostinput.Place{What: "at isolation permissive, which reaches every file you can", Path: "/", UserWritable: true}
+	if sec == nil {
+		return pl
+	}
+	for _, h := range hostview.AllHomes(hostview.OwnHome()) {
+		for _, p := range sec.ProtectedPaths(h) {
+			if !slices.Contains(grants, p) {
+				pl.Except = append(pl.Except, p)
+			}
+		}
+	}
+	return pl
+}
 
 // resultPlaces lists the places the sandbox that res describes can write
 // and whose content outlives it, with everything at isolation permissive.
@@ -78,7 +93,13 @@ func resultPlaces(res policy.Result) []hostinput.Place {
 		}
 	}
 	if res.Config.Isolation == moat.IsolationPermissive {
-		out = append(out, permissivePlace)
+		var granted []string
+		for _, g := range res.Grants {
+			if abs, err := filepath.Abs(g.Path); err == nil {
+				granted = append(granted, abs)
+			}
+		}
+		out = append(out, permissivePlace(res.Config.Security, granted))
 	}
 	add("the working directory", res.WorkDir)
 	add("the sandbox's home", res.Home)
@@ -97,7 +118,11 @@ func resultPlaces(res policy.Result) []hostinput.Place {
 func configPlaces(cfg moat.Config) []hostinput.Place {
 	var out []hostinput.Place
 	if cfg.Isolation == moat.IsolationPermissive {
-		out = append(out, permissivePlace)
+		var granted []string
+		for _, g := range cfg.Grants {
+			granted = append(granted, g.Path)
+		}
+		out = append(out, permissivePlace(cfg.Security, granted))
 	}
 	if cfg.WorkDir != "" {
 		out = append(out, hostinput.Place{What: "the working directory", Path: cfg.WorkDir})

@@ -25,6 +25,9 @@ type Place struct {
 	// (isolation permissive, whose sandbox writes what the user can, is
 	// the place "/" so narrowed). False counts everything in Path.
 	UserWritable bool
+	// Except are paths inside Path the sandbox cannot write (the
+	// protected paths at isolation permissive). Nil excepts nothing.
+	Except []string
 }
 
 // Store is the user's record of places that sandboxes could write and of
@@ -232,6 +235,9 @@ func within(p string, places []Place) (Place, bool) {
 		if pl.UserWritable && !userMayChange(p) {
 			continue
 		}
+		if underAny(p, pl.Except) {
+			continue
+		}
 		r := resolvePlace(pl.Path)
 		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/") {
 			return pl, true
@@ -270,4 +276,15 @@ func userMayChange(p string) bool {
 			return false
 		}
 	}
+}
+
+// underAny reports whether p is one of roots, resolved, or lies under one.
+func underAny(p string, roots []string) bool {
+	for _, r := range roots {
+		r = resolvePlace(r)
+		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
