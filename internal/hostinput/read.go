@@ -5,13 +5,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
 )
 
 // DefaultMax bounds the bytes Read keeps when Options.Max is 0.
@@ -132,52 +129,6 @@ func (in *Input) CheckCurrent(places []Place) error {
 		}
 	}
 	return &Error{Subject: in.subject, Path: in.Name, Problem: currentProblem(pl), Trustable: in.Sum != ""}
-}
-
-// open resolves path, opens it without following a link in its last
-// component, and checks that what was opened is a regular file at the
-// path resolved.
-func open(path string, o Options) (*Input, error) {
-	in, real, links, err := resolveInput(path, o)
-	if err != nil {
-		return nil, err
-	}
-	f, err := openNoFollow(real)
-	if err != nil {
-		return nil, in.fail(err)
-	}
-	in.f = f
-	if kp := kernelPath(f); kp != "" && kp != real {
-		in.close()
-		return nil, in.fail(fmt.Errorf("changed while it was opened (%s became %s)", real, kp))
-	}
-	in.Real, in.links = real, links
-	return in, nil
-}
-
-// resolveInput makes the Input of path and resolves it.
-func resolveInput(path string, o Options) (*Input, string, []string, error) {
-	subject := o.Subject
-	if subject == "" {
-		subject = "file"
-	}
-	in := &Input{Name: path, subject: subject, store: o.Store}
-	if path == "" {
-		return nil, "", nil, in.fail(errors.New("empty path"))
-	}
-	abs := path
-	if !filepath.IsAbs(abs) {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, "", nil, in.fail(err)
-		}
-		abs = wd + string(filepath.Separator) + path // not cleaned: a/.. follows a as the kernel does
-	}
-	real, links, err := resolve(abs)
-	if err != nil {
-		return nil, "", nil, in.fail(err)
-	}
-	return in, real, links, nil
 }
 
 // judge refuses the input when it is suspect and not trusted. Read has set
@@ -302,111 +253,6 @@ func (in *Input) suspect(fi fs.FileInfo, o Options) (string, error) {
 	}
 }
 
-// hashFile returns the hex SHA-256 of f's content from its start, at most
-// max bytes (0: no bound).
-func hashFile(f *os.File, max int64) (string, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", err
-	}
-	var h hash.Hash = sha256.New()
-	var r io.Reader = f
-	if max > 0 {
-		r = io.LimitReader(f, max+1)
-	}
-	n, err := io.Copy(h, r)
-	if err != nil {
-		return "", err
-	}
-	if max > 0 && n > max {
-		return "", fmt.Errorf("larger than %s", sizeName(max))
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// resolve follows every link of the absolute path p as the kernel would,
-// and returns the real path and the links followed, each by its own real
-// path.
-func resolve(p string) (string, []string, error) {
-	if filepath.Separator != '/' {
-		r, err := filepath.EvalSymlinks(p)
-		return r, nil, err
-	}
-	todo := strings.Split(p, "/")
-	cur, hops := "/", 0
-	var links []string
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, c)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return "", nil, err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		if hops++; hops > 40 {
-			return "", nil, syscall.ELOOP
-		}
-		t, err := os.Readlink(next)
-		if err != nil {
-			return "", nil, err
-		}
-		links = append(links, next)
-		if strings.HasPrefix(t, "/") {
-			cur = "/"
-		}
-		todo = append(strings.Split(t, "/"), todo...)
-	}
-	return cur, links, nil
-}
-
-// fail wraps err with the input's subject and path.
-func (in *Input) fail(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	var he *Error
-	if errors.As(err, &he) {
-		return err
-	}
-	return fmt.Errorf("%s %q: %w", in.subject, in.Name, err)
-}
-
-// close closes the opened file.
-func (in *Input) close() {
-	if in.f != nil {
-		in.f.Close()
-		in.f = nil
-	}
-}
-
-// sizeName spells n bytes as KiB or MiB where exact.
-func sizeName(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
-// HashOf returns the hex SHA-256 of data, as pins hold it.
-func HashOf(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
-}
-
 // currentProblem says why a file in pl is suspect.
 func currentProblem(pl Place) string {
 	if pl.UserWritable {
@@ -414,30 +260,3 @@ func currentProblem(pl Place) string {
 	}
 	return fmt.Sprintf("%s %s holds it, and the sandbox of this run can write there", pl.What, pl.Path)
 }
-
-// PinOf returns the pin of the file at path as it is now: its real path
-// and the SHA-256 of its content, at most max bytes (0: no bound). It
-// judges nothing: the user vouches for what it pins.
-func PinOf(path string, max int64) (Pin, error) {
-	in, err := open(path, Options{Subject: "file"})
-	if err != nil {
-		return Pin{}, err
-	}
-	defer in.close()
-	fi, err := in.f.Stat()
-	if err != nil {
-		return Pin{}, in.fail(err)
-	}
-	if !fi.Mode().IsRegular() {
-		return Pin{}, in.fail(errors.New("not a regular file"))
-	}
-	sum, err := hashFile(in.f, max)
-	if err != nil {
-		return Pin{}, in.fail(err)
-	}
-	return Pin{Path: in.Real, Sum: sum}, nil
-}
-
-// RealPath returns path absolute with every link that exists followed, as
-// pins name files.
-func RealPath(path string) string { return resolvePlace(path) }
