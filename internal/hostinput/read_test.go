@@ -254,3 +254,24 @@ func TestTopControl(t *testing.T) {
 		}
 	}
 }
+
+// TestForgedPins: pins in a state directory that a run could write are
+// not believed.
+func TestForgedPins(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o700)
+	s := Store{Dir: dir}
+	sum := strings.Repeat("ab", 32)
+	if err := s.Trust(Pin{Path: "/x", Sum: sum}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Trusted("/x", sum); !ok || err != nil {
+		t.Fatalf("control: %v %v", ok, err)
+	}
+	if err := s.RecordPlaces([]string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Trusted("/x", sum); ok || err == nil {
+		t.Fatalf("pins in a writable place believed: %v %v", ok, err)
+	}
+}

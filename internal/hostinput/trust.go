@@ -102,6 +102,13 @@ func (s Store) Pins() ([]Pin, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	// A run that was granted the state directory could have forged pins.
+	if past, perr := s.PastPlace(resolvePlace(s.Dir)); perr != nil || past != "" {
+		if perr != nil {
+			return nil, fmt.Errorf("trust store: %w", perr)
+		}
+		return nil, fmt.Errorf("trust store %q: it lies in %s, which a sandbox of an earlier run could write; remove it, then moat trust --forget-place %s and pin again", filepath.Join(s.Dir, trustName), past, past)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("trust store: %w", err)
 	}
