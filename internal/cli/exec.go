@@ -70,7 +70,7 @@ SIGQUIT and SIGTERM are passed on to the command's process group.`,
 	}
 	c.Flags().SetInterspersed(false)
 	fs := c.Flags()
-	fs.StringVar(&o.policy, "policy", "", "read the policy document from `FILE` (- for standard input); see moat policy schema")
+	fs.StringVar(&o.policy, "policy", "", "read the policy document from `FILE` (- for standard input); see moat policy schema. A FILE a sandbox can or could write is refused until moat trust FILE pins it")
 	fs.StringArrayVar(&o.allow, "allow-env", nil, "allowlist mode: pass the host variable `NAME` (repeatable; moat run spells it --env NAME)")
 	fs.StringArrayVar(&o.deny, "deny-env", nil, "blocklist mode: pass every host variable but `NAME` (repeatable; not with --allow-env)")
 	fs.StringVar(&o.cwd, "cwd", "", "run the command in `DIR`, readable but not writable; ~ and $VAR are expanded (default: the current directory)")
