@@ -27,6 +27,14 @@ func open(path string, o Options) (*Input, error) {
 		in.close()
 		return nil, in.fail(fmt.Errorf("changed while it was opened (%s became %s)", real, kp))
 	}
+	// Nothing is read from what is not a regular file (a FIFO, a device).
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		in.close()
+		if err == nil {
+			err = errors.New("not a regular file")
+		}
+		return nil, in.fail(err)
+	}
 	in.Real, in.links = real, links
 	return in, nil
 }

@@ -120,7 +120,7 @@ func TestReadRefusesSandboxWritable(t *testing.T) {
 		}, "every user"},
 		{"not a regular file", func(t *testing.T, e *env) string {
 			return e.safe
-		}, "directory"},
+		}, "not a regular file"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
