@@ -76,6 +76,11 @@ func New(cfg Config) (*Sandbox, error) {
 		s.removeWorkDir()
 		return nil, err
 	}
+	if err := s.recordPlaces(); err != nil { // hostplaces.go
+		s.closeJournal()
+		s.removeWorkDir()
+		return nil, err
+	}
 	defer func() {
 		if s.backend == nil { // New failed: no command ran
 			s.closeJournal()

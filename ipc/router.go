@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -38,10 +39,25 @@ var reservedFlags = []string{"help", "h", "stdin-arg"}
 type Call struct {
 	// Command is the name the command was called by.
 	Command string
-	// Dir is the caller's working directory as the sandbox sees it, or ""
-	// when the client did not say. The sandbox chooses it: treat it as
-	// untrusted input, like the arguments.
+	// Dir is the caller's working directory as the sandbox says it sees
+	// it, or "" when the client did not say. The sandbox chooses it: it is
+	// untrusted input, like the arguments, kept for messages and for
+	// compatibility. Never open a path built from it: use DirFile.
 	Dir string
+	// DirFile is Dir opened by the host, read-only, beneath the calling
+	// process's root directory (the sandbox's view, through
+	// /proc/PID/root) with openat2 and RESOLVE_BENEATH,
+	// RESOLVE_NO_SYMLINKS and RESOLVE_NO_MAGICLINKS: a link or a ".."
+	// on the way, a directory renamed since, or a caller that has exited
+	// leaves it nil, and DirErr says why. A handler that acts on files of
+	// the caller's directory does so relative to it (openat and the like),
+	// and checks what it opens there as hostile: the descriptor carries
+	// the host's rights, not the sandbox's. The server closes it when the
+	// handler returns. Nil, with a nil DirErr, when Dir is empty.
+	DirFile *os.File `json:"-"`
+	// DirErr is why DirFile is nil although Dir is not empty. Neither
+	// field is encoded as JSON.
+	DirErr error `json:"-"`
 	// Stdin is the caller's piped standard input, nil when it was a
 	// terminal, /dev/null or absent.
 	Stdin []byte
@@ -240,7 +256,7 @@ func (r *Router) lookup(name string) *command {
 
 // dispatch serves one request: usage, the list of commands, or a call,
 // with a handler's panic turned into a CodePanic error.
-func (r *Router) dispatch(ctx context.Context, req *request, sandboxID string) (result json.RawMessage, err error) {
+func (r *Router) dispatch(ctx context.Context, req *request, sandboxID string, peer callerDirOpener) (result json.RawMessage, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			result, err = nil, Errorf(CodePanic, "the command's handler panicked: %v", p)
@@ -257,6 +273,13 @@ func (r *Router) dispatch(ctx context.Context, req *request, sandboxID string) (
 		return json.Marshal(c.usage())
 	}
 	call := Call{Command: c.name, Dir: req.Dir, SandboxID: sandboxID}
+	if req.Dir != "" {
+		if peer == nil {
+			call.DirErr = errNoCallerDir
+		} else if call.DirFile, call.DirErr = peer.openDir(req.Dir); call.DirFile != nil {
+			defer call.DirFile.Close()
+		}
+	}
 	if req.Piped {
 		call.Stdin = req.Stdin
 		if call.Stdin == nil {

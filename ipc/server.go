@@ -150,6 +150,10 @@ func (s *Server) Close() error {
 // end is known, and the connection goes on; a truncated or oversized
 // one, after which the stream cannot be trusted, and the connection ends.
 func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
+	peer := peerOf(conn) // callerdir_*.go: held from the start
+	if peer != nil {
+		defer peer.close()
+	}
 	br := bufio.NewReader(conn)
 	for {
 		_ = conn.SetReadDeadline(time.Time{})
@@ -187,7 +191,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 			return
 		}
 		_ = conn.SetReadDeadline(time.Time{})
-		ok := s.serveFrame(ctx, conn, body)
+		ok := s.serveFrame(ctx, conn, body, peer)
 		release()
 		if !ok {
 			return
@@ -197,7 +201,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 
 // serveFrame decodes and serves one frame's request and replies; it
 // reports whether the connection is still usable.
-func (s *Server) serveFrame(ctx context.Context, conn net.Conn, body []byte) bool {
+func (s *Server) serveFrame(ctx context.Context, conn net.Conn, body []byte, peer callerDirOpener) bool {
 	req, err := decodeRequest(body)
 	if err != nil {
 		return s.reply(conn, &response{V: Version, ID: req.ID, Error: Errorf(CodeBadRequest, "%v", err)})
@@ -205,7 +209,7 @@ func (s *Server) serveFrame(ctx context.Context, conn net.Conn, body []byte) boo
 	resp := &response{V: Version, ID: req.ID}
 	if s.Router == nil {
 		resp.Error = Errorf(CodeUnknownCommand, "unknown command %q: no commands are registered", req.Command)
-	} else if result, err := s.Router.dispatch(ctx, &req, s.SandboxID); err != nil {
+	} else if result, err := s.Router.dispatch(ctx, &req, s.SandboxID, peer); err != nil {
 		resp.Error = asError(err)
 	} else {
 		resp.Result = result

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/fspattern"
+	"github.com/moat-sandbox/moat/internal/hostinput"
 )
 
 // FilesystemPlan is what a policy's filesystem patterns come to on this
@@ -90,7 +92,14 @@ func PlanFilesystem(cwd, home string, deny, writable []string) (*FilesystemPlan,
 		home = filepath.Clean(home)
 	}
 	moat.SweepCrashedRuns() // a run killed before Close may have planted fragments here
-	res, err := fspattern.Materialize(fspattern.Input{Root: real, RootAliases: aliases, Home: home, Deny: deny, Writable: writable})
+	// A fragment that a sandbox of an earlier run could have written is
+	// refused unless pinned (moat trust): without the record of those
+	// places none can be told apart, so no state directory fails closed.
+	state, err := moat.StateDir()
+	if err != nil {
+		return nil, fmt.Errorf("moat: filesystem policy: cannot check the fragments of %q against earlier runs: %s", real, strings.TrimPrefix(err.Error(), "moat: "))
+	}
+	res, err := fspattern.Materialize(fspattern.Input{Root: real, RootAliases: aliases, Home: home, Deny: deny, Writable: writable, Inputs: hostinput.Store{Dir: state}})
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,9 @@ func (f *sandboxFlags) settings() (policy.Result, error) {
 	if err != nil {
 		return policy.Result{}, usagef("%s", strings.TrimPrefix(err.Error(), "moat: "))
 	}
+	if err := f.checkHostInputs(res); err != nil { // hostinputs.go
+		return policy.Result{}, err
+	}
 	f.merged = &res
 	return res, nil
 }

@@ -90,6 +90,7 @@ func showOverrides(o moat.SecurityOverrides) string {
 func TestIsolationFlag(t *testing.T) {
 	dir := t.TempDir()
 	strictFile := writeConfig(t, dir, "isolation = \"strict\"\n")
+	pinConfig(t, strictFile) // hostinputs_test.go: read at isolation permissive below
 	tests := []struct {
 		name string
 		args []string
@@ -120,6 +121,7 @@ func TestSecurityLayering(t *testing.T) {
 	// The preset, then the file, then the command line.
 	dir := t.TempDir()
 	file := writeConfig(t, dir, "isolation = \"permissive\"\n[security]\nprotect-credentials = false\nallow-gpu = true\nprotect-browser-data = false\n")
+	pinConfig(t, file) // hostinputs_test.go: the permissive sandbox could rewrite it
 	cfg, err := parseSandboxFlags(t, []string{"--config", file, "--protect-credentials", "--protect-user-home=true", "--allow-gpu=false"})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/hostinput"
 	"github.com/moat-sandbox/moat/policy"
 )
 
@@ -68,7 +70,7 @@ SIGQUIT and SIGTERM are passed on to the command's process group.`,
 	}
 	c.Flags().SetInterspersed(false)
 	fs := c.Flags()
-	fs.StringVar(&o.policy, "policy", "", "read the policy document from `FILE` (- for standard input); see moat policy schema")
+	fs.StringVar(&o.policy, "policy", "", "read the policy document from `FILE` (- for standard input); see moat policy schema. A FILE a sandbox can or could write is refused until moat trust FILE pins it")
 	fs.StringArrayVar(&o.allow, "allow-env", nil, "allowlist mode: pass the host variable `NAME` (repeatable; moat run spells it --env NAME)")
 	fs.StringArrayVar(&o.deny, "deny-env", nil, "blocklist mode: pass every host variable but `NAME` (repeatable; not with --allow-env)")
 	fs.StringVar(&o.cwd, "cwd", "", "run the command in `DIR`, readable but not writable; ~ and $VAR are expanded (default: the current directory)")
@@ -81,7 +83,7 @@ SIGQUIT and SIGTERM are passed on to the command's process group.`,
 
 // execDocument is the policy document of one moat exec: read from
 // --policy, or made from the direct flags and the command.
-func execDocument(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (*policy.Document, error) {
+func execDocument(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (*policy.Document, *hostinput.Input, error) {
 	if fs.Changed("policy") {
 		var given []string
 		for _, name := range execDirectFlags {
@@ -93,34 +95,34 @@ func execDocument(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (
 			given = append(given, "a command")
 		}
 		if len(given) > 0 {
-			return nil, usagef("--policy cannot be combined with direct exec arguments (%s): the document holds them", strings.Join(given, ", "))
+			return nil, nil, usagef("--policy cannot be combined with direct exec arguments (%s): the document holds them", strings.Join(given, ", "))
 		}
-		return readPolicy(std, o.policy)
+		return readExecPolicy(std, o.policy)
 	}
 	if len(args) == 0 {
-		return nil, usagef("exec: missing command (usage: moat exec [flags] [--] COMMAND [ARG...], or moat exec --policy FILE)")
+		return nil, nil, usagef("exec: missing command (usage: moat exec [flags] [--] COMMAND [ARG...], or moat exec --policy FILE)")
 	}
 	if len(o.allow) > 0 && len(o.deny) > 0 {
-		return nil, usagef("--allow-env and --deny-env cannot be combined: allowlist mode passes only what --allow-env names, blocklist mode everything but --deny-env")
+		return nil, nil, usagef("--allow-env and --deny-env cannot be combined: allowlist mode passes only what --allow-env names, blocklist mode everything but --deny-env")
 	}
 	for _, name := range o.allow {
 		if err := policy.CheckEnvVar(policy.EnvVar{Name: name}); err != nil {
-			return nil, usagef("--allow-env %q: %v", name, err)
+			return nil, nil, usagef("--allow-env %q: %v", name, err)
 		}
 	}
 	for _, name := range o.deny {
 		if name == "" {
-			return nil, usagef(`--deny-env "": empty variable name`)
+			return nil, nil, usagef(`--deny-env "": empty variable name`)
 		}
 	}
 	if o.stdio != policy.StdioInherit && o.stdio != policy.StdioPiped {
-		return nil, usagef("--stdio %q: want inherit or piped", o.stdio)
+		return nil, nil, usagef("--stdio %q: want inherit or piped", o.stdio)
 	}
 	if fs.Changed("cwd") && o.cwd == "" {
-		return nil, usagef(`--cwd "": empty; leave it out for the current directory`)
+		return nil, nil, usagef(`--cwd "": empty; leave it out for the current directory`)
 	}
 	if args[0] == "" {
-		return nil, usagef("exec: empty command name")
+		return nil, nil, usagef("exec: empty command name")
 	}
 	d := &policy.Document{
 		Command: args,
@@ -131,11 +133,13 @@ func execDocument(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (
 	if o.noProc {
 		d.Proc = policy.ProcNone
 	}
-	return d, nil
+	return d, nil, nil
 }
 
 // readPolicy reads and checks the policy document at path, or standard
-// input for "-". Every mistake is a usage error.
+// input for "-", to show or check it (moat policy): the file is parsed as
+// hostile input, bounded, and nothing acts on it. Every mistake is a usage
+// error.
 func readPolicy(std stdio, path string) (*policy.Document, error) {
 	var r io.Reader = std.in
 	if path != "-" {
@@ -158,6 +162,26 @@ func readPolicy(std stdio, path string) (*policy.Document, error) {
 		return nil, usagef("%s", trimMoat(err))
 	}
 	return d, nil
+}
+
+// readExecPolicy reads the policy document that moat exec acts on: a
+// file is a host input (hostinputs.go), refused when a sandbox could have
+// written it, and returned for runExec's check against the run's own
+// places; standard input is read as readPolicy does.
+func readExecPolicy(std stdio, path string) (*policy.Document, *hostinput.Input, error) {
+	if path == "-" || path == "" {
+		d, err := readPolicy(std, path)
+		return d, nil, err
+	}
+	in, err := readPolicyFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := policy.ReadDocument(path, bytes.NewReader(in.Data))
+	if err != nil {
+		return nil, nil, usagef("%s", trimMoat(err))
+	}
+	return d, in, nil
 }
 
 // execHost is what a policy reads of moat's own process.
@@ -185,7 +209,7 @@ func setupError(err error) error {
 
 // runExec runs one moat exec and returns its outcome for exitCode.
 func runExec(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (err error) {
-	doc, err := execDocument(std, fs, o, args)
+	doc, policyInput, err := execDocument(std, fs, o, args)
 	if err != nil {
 		return err
 	}
@@ -194,6 +218,9 @@ func runExec(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (err e
 		return setupError(err)
 	}
 	defer plan.Close()
+	if err := policyInput.CheckCurrent(configPlaces(plan.Config)); err != nil { // hostinputs.go
+		return usagef("%s", trimMoat(err))
+	}
 	for _, w := range plan.Warnings {
 		fmt.Fprintln(std.err, w)
 	}

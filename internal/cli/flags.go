@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/hostinput"
 	"github.com/moat-sandbox/moat/policy"
 )
 
@@ -29,6 +30,8 @@ type sandboxFlags struct {
 
 	fs     *pflag.FlagSet // to tell a flag given as 0 from one not given
 	merged *policy.Result // settings, once computed
+
+	configInput *hostinput.Input // the config file as read (hostinputs.go); nil for none or -
 
 	allowHomeWorkDir bool // --allow-home-workdir
 

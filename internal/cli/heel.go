@@ -117,7 +117,7 @@ func (f *sandboxFlags) printKept(w io.Writer) {
 // /dev/null (childStdin), never what is left of it.
 func (f *sandboxFlags) loadConfig(path string) (*policy.File, error) {
 	if path != "-" {
-		return policy.Load(path)
+		return f.loadConfigFile(path) // hostinputs.go
 	}
 	in := f.heel.stdin
 	if in == nil {

@@ -50,7 +50,7 @@ func TestMoatRunHelpExamples(t *testing.T) {
 					t.Fatalf("make is not installed, so the make example cannot be checked: %v", err)
 				}
 			}
-			cmd := exec.Command("sh", "-c", strings.Replace(line, "moat ", moatBin+" ", 1))
+			cmd := exec.Command("sh", "-c", strings.ReplaceAll(line, "moat ", moatBin+" "))
 			cmd.Dir = dir
 			out, err := cmd.CombinedOutput()
 			if err != nil {

@@ -34,7 +34,7 @@ func addPolicyFlags(fs *pflag.FlagSet) *policyFlags {
 		auditLog:     choiceValue{parse: nonEmptyPath, typ: "PATH"},
 		auditRotate:  choiceValue{parse: policy.ParseAuditRotate, typ: "daily"},
 	}
-	fs.VarP(&f.configFile, "config", freeShorthand(fs, "c"), "read settings from the TOML `FILE`, or from standard input for -; flags given here override its scalars and add to its lists and grants")
+	fs.VarP(&f.configFile, "config", freeShorthand(fs, "c"), "read settings from the TOML `FILE`, or from standard input for -; flags given here override its scalars and add to its lists and grants. A FILE a sandbox can or could write is refused until moat trust FILE pins it")
 	fs.Var(&f.isolation, "isolation", "how much of the host the sandbox sees: strict (system files only), default (plus toolchain files of the home), permissive (everything but protected paths) (default: default)")
 	for _, s := range []struct {
 		name  string

@@ -68,7 +68,7 @@ To let the code install from PyPI itself:
     --allow-domain pypi.org --allow-domain files.pythonhosted.org script.py`,
 		Example: `  moat python -c 'import sys; print(sys.version)'
   moat python -p numpy --workdir . analysis.py data.csv
-  moat python --find-links ./wheels --no-index -p mypkg --workdir . -c 'import mypkg; print(mypkg.__name__)'
+  moat python --find-links ../wheels --no-index -p mypkg --workdir . -c 'import mypkg; print(mypkg.__name__)'   # not in a place a sandbox writes
   echo 'print(6*7)' | moat python --isolation strict -`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			return runPython(std, flags, py, quiet, args)

@@ -138,11 +138,14 @@ func TestPythonREPL(t *testing.T) {
 // PATH (numpy is Debian's, reached through system site-packages).
 func TestMoatPythonHelpExamples(t *testing.T) {
 	requireSandbox(t)
-	dir := t.TempDir()
-	os.Mkdir(filepath.Join(dir, "wheels"), 0o755)
+	// The wheels lie beside the project, not in it: a --find-links
+	// directory in a place a sandbox writes is refused.
+	dir := filepath.Join(t.TempDir(), "project")
+	os.Mkdir(dir, 0o755)
+	os.Mkdir(filepath.Join(dir, "..", "wheels"), 0o755)
 	os.WriteFile(filepath.Join(dir, "analysis.py"), []byte("import sys, numpy\nprint('rows', len(open(sys.argv[1]).read().split()), numpy.__name__)\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "data.csv"), []byte("a\n1\n2\n"), 0o644)
-	writeTestWheel(t, filepath.Join(dir, "wheels"), "mypkg")
+	writeTestWheel(t, filepath.Join(dir, "..", "wheels"), "mypkg")
 	cache := filepath.Join(t.TempDir(), "cache") // outside the working directory
 	want := []string{"3.", "rows 3 numpy", "mypkg", "42"}
 	examples := strings.Split(newPythonCmd(stdio{}).Example, "\n")
@@ -151,6 +154,9 @@ func TestMoatPythonHelpExamples(t *testing.T) {
 	}
 	for i, ex := range examples {
 		line := strings.TrimSpace(ex)
+		if i := strings.Index(line, "   #"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
 		t.Run(line, func(t *testing.T) {
 			cmd := exec.Command("sh", "-c", strings.Replace(line, "moat ", moatBin+" ", 1))
 			cmd.Dir = dir

@@ -54,6 +54,11 @@ func openDetector(engine string, opts redact.Options) (redact.Detector, error) {
 	if err := checkEngine(engine); err != nil {
 		return nil, err
 	}
+	if engine == redact.EngineModel {
+		if err := checkModelInputs(opts); err != nil { // redact_inputs.go
+			return nil, err
+		}
+	}
 	d, err := redact.Open(engine, opts)
 	if err != nil {
 		return nil, &redactFailure{what: "privacy filter runtime failed", err: err}

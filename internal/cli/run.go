@@ -34,7 +34,7 @@ file from standard input; the command's standard input is then /dev/null.`,
 		Example: `  moat run -- python3 -c 'print("hello from the sandbox")'
   moat run --workdir . --env PYTHONHASHSEED=0 --env TERM -- python3 script.py
   moat run --memory 1G --timeout 30s --workdir ./job -- sh ./build.sh   # nothing writable executes: run scripts through their interpreter
-  moat run --config moat.toml --workdir . -- make test`,
+  moat trust moat.toml && moat run --config moat.toml --workdir . -- make test   # a config a sandbox can write needs a pin`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("run: missing command (usage: moat run [flags] [--] COMMAND [ARG...])")

@@ -3,11 +3,12 @@ package fspattern
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/hostinput"
 )
 
 // Fragment files hold one pattern a line, like a .gitignore, and are read
@@ -105,8 +106,10 @@ func trimTrailingSpaces(l string) string {
 // lines and no error; anything else that keeps it from being read, such as
 // its being a directory, a symbolic link (dangling or not: a fragment is
 // trusted like the policy, so it must be the cwd's own file) or larger
-// than 1 MiB, is a *FragmentError.
-func ReadFragment(dir, name string) ([]Line, error) {
+// than 1 MiB, is a *FragmentError. So is one that a sandbox of an earlier
+// run could have written (store's record; see internal/hostinput), unless
+// the user pinned its content.
+func ReadFragment(dir, name string, store hostinput.Store) ([]Line, error) {
 	p := filepath.Join(dir, name)
 	fail := func(err error) ([]Line, error) { return nil, &FragmentError{Path: p, Err: err} }
 	fi, err := os.Lstat(p)
@@ -122,27 +125,17 @@ func ReadFragment(dir, name string) ([]Line, error) {
 	if !fi.Mode().IsRegular() {
 		return fail(errors.New("not a regular file"))
 	}
-	// Open without following a link put there since the Lstat, and without
-	// blocking on a FIFO; then check what was opened.
-	f, err := openFragment(p)
+	// Read once, without following a link put there since the Lstat and
+	// without blocking on a FIFO, checking what was opened.
+	in, err := hostinput.Read(p, hostinput.Options{Subject: "fragment", Max: maxFragment, Store: store, TopControl: true})
 	if err != nil {
-		return fail(bareErr(err))
+		var he *hostinput.Error
+		if errors.As(err, &he) {
+			return fail(errors.New(he.Reason()))
+		}
+		return fail(errors.New(strings.TrimPrefix(err.Error(), "fragment "+strconv.Quote(p)+": ")))
 	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return fail(bareErr(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return fail(errors.New("not a regular file"))
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFragment+1))
-	if err != nil {
-		return fail(bareErr(err))
-	}
-	if len(data) > maxFragment {
-		return fail(errors.New("larger than 1 MiB"))
-	}
-	lines, err := ParseFragment(data)
+	lines, err := ParseFragment(in.Data)
 	if err != nil {
 		return fail(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/moat-sandbox/moat/internal/hostinput"
 )
 
 // ProtectedNames are the control entries of the working directory that a
@@ -37,6 +39,11 @@ type Input struct {
 	// NoFragments skips reading the fragment files of Root. False, the
 	// zero value, reads them.
 	NoFragments bool
+	// Inputs is the user's record of places that sandboxes could write
+	// and of trusted files: a fragment in such a place is refused unless
+	// its content is pinned (internal/hostinput). The zero value knows
+	// none.
+	Inputs hostinput.Store
 }
 
 // Result is the concrete plan. Every path is absolute and clean, and each
@@ -116,7 +123,7 @@ func CompileAll(in Input) (deny, writable []*Rule, err error) {
 	}
 	frag := func(dst []*Rule, names []string, isWrite bool) ([]*Rule, error) {
 		for _, name := range names {
-			lines, err := ReadFragment(in.Root, name)
+			lines, err := ReadFragment(in.Root, name, in.Inputs)
 			if err != nil {
 				return nil, err
 			}
