@@ -19,23 +19,17 @@ func applyRlimits(limits []rlimit) error {
 	return nil
 }
 
-// splitDataLimit separates RLIMIT_DATA, which the zygote sets on each
-// command instead of on itself, from the other limits.
-func splitDataLimit(limits []rlimit) (others []rlimit, data uint64) {
+// checkRlimits fails, as setrlimit would, when a limit asks for more than
+// the zygote's own hard limit, which an unprivileged process cannot raise.
+func checkRlimits(limits []rlimit) error {
 	for _, l := range limits {
-		if l.Resource == unix.RLIMIT_DATA {
-			data = max(l.Value, l.Hard)
-			continue
+		var cur unix.Rlimit
+		if err := unix.Getrlimit(l.Resource, &cur); err != nil {
+			return fmt.Errorf("getrlimit %s: %w", rlimitName(l.Resource), err)
 		}
-		others = append(others, l)
-	}
-	return others, data
-}
-
-// setDataLimit sets RLIMIT_DATA, soft and hard, on process pid.
-func setDataLimit(pid int, v uint64) error {
-	if err := unix.Prlimit(pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: v, Max: v}, nil); err != nil {
-		return fmt.Errorf("prlimit data: %w", err)
+		if max(l.Value, l.Hard) > cur.Max {
+			return fmt.Errorf("setrlimit %s: %w", rlimitName(l.Resource), unix.EPERM)
+		}
 	}
 	return nil
 }
