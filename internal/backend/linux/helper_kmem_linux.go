@@ -262,15 +262,14 @@ func meminfoAttr(b []byte, attr uint16) int64 {
 func nlAlign(n int) int { return (n + 3) &^ 3 }
 
 // memoryUse is the memory of a sandbox, by where the kernel keeps it.
-// memfd is what memfd files hold that descriptors keep open (counted
-// again when they are also mapped); helper is what the zygote holds for
-// the sandbox's pending supervised calls.
+// helper is what the zygote holds for the sandbox's pending supervised
+// calls.
 type memoryUse struct {
-	resident, sysvShm, sysvMsg, sysvSem, posixShm, sockets, memfd, helper int64
+	resident, sysvShm, sysvMsg, sysvSem, posixShm, sockets, helper int64
 }
 
 func (u memoryUse) total() int64 {
-	return u.resident + u.sysvShm + u.sysvMsg + u.sysvSem + u.posixShm + u.sockets + u.memfd + u.helper
+	return u.resident + u.sysvShm + u.sysvMsg + u.sysvSem + u.posixShm + u.sockets + u.helper
 }
 
 // String lists the parts that are not zero: "resident 10 MiB, SysV shared
@@ -283,7 +282,7 @@ func (u memoryUse) String() string {
 	}{
 		{"resident", u.resident}, {"SysV shared memory", u.sysvShm}, {"SysV message queues", u.sysvMsg},
 		{"SysV semaphores", u.sysvSem}, {"/dev/shm", u.posixShm}, {"socket buffers", u.sockets},
-		{"memfd", u.memfd}, {"held by moat for pending socket calls", u.helper},
+		{"held by moat for pending socket calls", u.helper},
 	} {
 		if p.n > 0 {
 			parts = append(parts, p.name+" "+humanBytes(p.n))

@@ -19,18 +19,14 @@ import (
 // its first live thread (task/TID/statm), whose memory is the group's; if
 // it has other threads and none can be read, it is unmeasurable.
 //
-// Memory held only by a descriptor is not resident anywhere: a memfd (or
-// a file of the kernel's internal tmpfs) written but not mapped. Every
-// descriptor of every process is looked at (fstat through /proc/PID/fd),
-// and the blocks of each such file, once per file however many hold it,
-// are added. A process whose descriptors cannot be listed (one that made
-// itself undumpable) is unmeasurable.
+// Memory that a descriptor holds without a mapping is not resident in any
+// process: the watch counts each kind where it lives (memoryUse), and the
+// one it could not, a memory file, the seccomp filter refuses
+// (memfd_create and memfd_secret fail with ENOSYS).
 type procSampler struct {
-	proc   int    // the /proc directory measured
-	shmDev uint64 // the device of memfd files: the kernel's internal tmpfs
-	page   int64
-	buf    []byte
-	seen   map[[2]uint64]bool
+	proc int // the /proc directory measured
+	page int64
+	buf  []byte
 }
 
 // newProcSampler opens the /proc at path.
@@ -39,20 +35,7 @@ func newProcSampler(path string) (*procSampler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	mfd, err := unix.MemfdCreate("moat-memwatch", unix.MFD_CLOEXEC)
-	if err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("memfd_create: %w", err)
-	}
-	var st unix.Stat_t
-	err = unix.Fstat(mfd, &st)
-	unix.Close(mfd)
-	if err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("fstat memfd: %w", err)
-	}
-	return &procSampler{proc: fd, shmDev: st.Dev, page: int64(unix.Getpagesize()), buf: make([]byte, 16<<10),
-		seen: map[[2]uint64]bool{}}, nil
+	return &procSampler{proc: fd, page: int64(unix.Getpagesize()), buf: make([]byte, 16<<10)}, nil
 }
 
 func (s *procSampler) close() { unix.Close(s.proc) }
@@ -63,56 +46,47 @@ func gone(err error) bool {
 	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ESRCH)
 }
 
-// processes measures every process but the init (skip): the bytes
-// resident, and those held by descriptors only.
-func (s *procSampler) processes(skip string) (resident, byFD int64, err error) {
+// processes returns the resident bytes of every process but the init
+// (skip).
+func (s *procSampler) processes(skip string) (int64, error) {
 	names, err := s.list(".")
 	if err != nil {
-		return 0, 0, fmt.Errorf("list /proc: %w", err)
+		return 0, fmt.Errorf("list /proc: %w", err)
 	}
-	clear(s.seen)
+	var total int64
 	for _, name := range names {
 		if name == skip || atoi(name) <= 0 {
 			continue
 		}
-		n, fdDir, err := s.resident(name)
+		n, err := s.resident(name)
 		if err != nil {
-			return 0, 0, err
+			return 0, err
 		}
-		resident += n
-		if fdDir == "" {
-			continue // a zombie, or gone: it holds no descriptor
-		}
-		n, err = s.descriptors(name, fdDir)
-		if err != nil {
-			return 0, 0, err
-		}
-		byFD += n
+		total += n
 	}
-	return resident, byFD, nil
+	return total, nil
 }
 
-// resident returns the resident bytes of process pid, and the directory
-// of a live thread's descriptors ("" for a zombie, or a process gone).
-func (s *procSampler) resident(pid string) (int64, string, error) {
+// resident returns the resident bytes of process pid.
+func (s *procSampler) resident(pid string) (int64, error) {
 	n, err := s.statm(pid + "/statm")
 	if gone(err) {
-		return 0, "", nil
+		return 0, nil
 	}
 	if err != nil {
-		return 0, "", fmt.Errorf("/proc/%s/statm: %w", pid, err)
+		return 0, fmt.Errorf("/proc/%s/statm: %w", pid, err)
 	}
 	if n > 0 {
-		return n * s.page, pid + "/fd", nil
+		return n * s.page, nil
 	}
 	// Nothing of its own: a zombie, or a leader that exited before its
 	// other threads.
 	tids, err := s.list(pid + "/task")
 	if gone(err) {
-		return 0, "", nil
+		return 0, nil
 	}
 	if err != nil {
-		return 0, "", fmt.Errorf("/proc/%s/task: %w", pid, err)
+		return 0, fmt.Errorf("/proc/%s/task: %w", pid, err)
 	}
 	others := 0
 	for _, tid := range tids {
@@ -125,53 +99,16 @@ func (s *procSampler) resident(pid string) (int64, string, error) {
 			continue
 		}
 		if err != nil {
-			return 0, "", fmt.Errorf("/proc/%s/task/%s/statm: %w", pid, tid, err)
+			return 0, fmt.Errorf("/proc/%s/task/%s/statm: %w", pid, tid, err)
 		}
 		if n > 0 {
-			// The leader's own descriptor table went with it.
-			return n * s.page, pid + "/task/" + tid + "/fd", nil
+			return n * s.page, nil
 		}
 	}
 	if others > 0 {
-		return 0, "", fmt.Errorf("process %s: its leader exited and none of its %d threads shows its memory", pid, others)
+		return 0, fmt.Errorf("process %s: its leader exited and none of its %d threads shows its memory", pid, others)
 	}
-	return 0, "", nil // a zombie
-}
-
-// descriptors returns the bytes of the memfd files process pid holds
-// open (in the descriptor directory dir) that no earlier process of this
-// sample held.
-func (s *procSampler) descriptors(pid, dir string) (int64, error) {
-	fds, err := s.list(dir)
-	if gone(err) {
-		return 0, nil
-	}
-	if err != nil {
-		// EACCES: the process is not dumpable, which a command is
-		// until its exec, and a process that asked for it stays.
-		return 0, fmt.Errorf("/proc/%s/fd: %w (a process that made itself undumpable hides its descriptors)", pid, err)
-	}
-	var total int64
-	for _, fd := range fds {
-		var st unix.Stat_t
-		err := unix.Fstatat(s.proc, dir+"/"+fd, &st, 0)
-		if gone(err) || errors.Is(err, unix.EBADF) {
-			continue // closed meanwhile
-		}
-		if err != nil {
-			return 0, fmt.Errorf("/proc/%s/fd/%s: %w", pid, fd, err)
-		}
-		if st.Dev != s.shmDev {
-			continue
-		}
-		key := [2]uint64{st.Dev, st.Ino}
-		if s.seen[key] {
-			continue
-		}
-		s.seen[key] = true
-		total += st.Blocks * 512
-	}
-	return total, nil
+	return 0, nil // a zombie
 }
 
 // statm returns the resident pages in the statm file at path.

@@ -41,13 +41,13 @@ const (
 // is a member of its network namespace, so it sees exactly the sandbox's
 // processes, its SysV objects in /proc/sysvipc, its /dev/shm and its
 // sockets. It adds up their resident memory (shared pages included, see
-// procSampler), memfd files held open, SysV shared memory, message queues
+// procSampler), SysV shared memory, message queues
 // and semaphores, /dev/shm, socket buffers and what the zygote holds for
 // the sandbox's pending supervised calls (memoryUse), and once the sum
 // passes the limit it has the init kill every process and removes what
 // would outlive them: SysV objects and the files in /dev/shm. Memory that
-// is both mapped and shared (an attached segment, a mapped /dev/shm file
-// or memfd, a shared mapping in several processes) counts once per
+// is both mapped and shared (an attached segment, a mapped /dev/shm file,
+// a shared mapping in several processes) counts once per
 // mapping and once more for the object, which errs on the side of the
 // limit. A watch that cannot measure (a /proc it cannot read, a process it
 // cannot see into, descriptors run out) ends the sandbox the same way and
@@ -81,7 +81,7 @@ func (w *memoryWatch) openShm(path string) {
 func (w *memoryWatch) sample(s *procSampler) (memoryUse, error) {
 	var u memoryUse
 	var err error
-	if u.resident, u.memfd, err = s.processes("1"); err != nil {
+	if u.resident, err = s.processes("1"); err != nil {
 		return u, err
 	}
 	if u.sysvShm, u.sysvMsg, u.sysvSem, err = sysvBytes(); err != nil {
