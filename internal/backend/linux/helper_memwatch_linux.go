@@ -18,16 +18,15 @@ const memoryPollInterval = 50 * time.Millisecond
 // memoryWatchDuty bounds the share of one CPU the watch may take: after a
 // sample that cost c of its thread's CPU time, it waits at least
 // memoryWatchDuty*c. The cost of a sample grows with the sandbox's
-// processes and descriptors; the host's share of it does not (at most
+// processes; the host's share of it does not (at most
 // 1/memoryWatchDuty of a CPU), the interval grows instead. A sandbox's
 // process count is bounded (Limits.Processes), and so is the longest
 // interval.
 const memoryWatchDuty = 20
 
 // A sample that could not measure is taken again memoryRetries times,
-// memoryRetryDelay apart, before the sandbox is ended: a process between
-// its fork and its exec is not dumpable (and hides its descriptors), and
-// one exiting can look like a leader whose threads hide. What stays
+// memoryRetryDelay apart, before the sandbox is ended: a process exiting
+// between two reads can look like a leader whose threads hide. What stays
 // unmeasurable for that long is ended.
 const (
 	memoryRetryDelay = 10 * time.Millisecond
@@ -63,7 +62,6 @@ type memoryWatch struct {
 	nice    int   // the sandbox's CPU and I/O priority, which the watch's thread takes
 	ioprio  int
 	guard   *sockGuard // the socket guard, whose pending calls count, or nil
-	procDir string     // the sandbox's /proc: "/proc" after the pivot
 }
 
 // openShm opens the sandbox's /dev/shm.
@@ -117,11 +115,8 @@ func (w *memoryWatch) run() {
 		w.kill(unmeasurable(w.shmErr))
 		return
 	}
-	dir := w.procDir
-	if dir == "" {
-		dir = "/proc"
-	}
-	s, err := newProcSampler(dir)
+	s, err := newProcSampler("/proc") // the sandbox's, after the pivot
+
 	if err != nil {
 		w.kill(unmeasurable(err))
 		return
