@@ -122,15 +122,20 @@ func (w *memoryWatch) run() {
 		return
 	}
 	defer s.close()
+	wait := memoryPollInterval
 	failed := 0
 	for {
+		// The first sample after one interval, as every other: nothing
+		// has been allocated at the start, and a command starting then
+		// needs the CPU more.
+		time.Sleep(wait)
 		before := threadCPU()
 		u, err := w.sample(s)
 		cost := threadCPU() - before
 		switch {
 		case err != nil && failed < memoryRetries:
 			failed++
-			time.Sleep(memoryRetryDelay)
+			wait = memoryRetryDelay
 			continue
 		case err != nil:
 			w.kill(unmeasurable(err))
@@ -140,7 +145,7 @@ func (w *memoryWatch) run() {
 			w.clearShared()
 		}
 		failed = 0
-		time.Sleep(pollInterval(cost))
+		wait = pollInterval(cost)
 	}
 }
 
