@@ -23,8 +23,10 @@ import (
 )
 
 // pendingSendProbe fills one end of a Unix socket pair (argv: stream or
-// dgram), then starts THREADS threads that each send SIZE bytes on it,
-// blocking, passing NFDS descriptors with SCM_RIGHTS. It prints how the
+// dgram), or a datagram socket bound to a path (dgram-sendto), then
+// starts THREADS threads that each send SIZE bytes on it, blocking,
+// passing NFDS descriptors with SCM_RIGHTS (sendmsg; sendto to the path
+// for dgram-sendto). It prints how the
 // calls ended so far ("pending N eagain N ok N other ..."), then either
 // drains the peer and prints how they all ended ("drained ..."), or
 // maps and touches ALLOC MiB of shared anonymous memory and prints
@@ -34,13 +36,23 @@ import array, errno, os, socket, sys, threading, time
 mode, threads, size, nfds, then = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 threading.stack_size(256 << 10)  # many threads under a small RLIMIT_DATA
 typ = socket.SOCK_STREAM if mode == "stream" else socket.SOCK_DGRAM
-a, b = socket.socketpair(socket.AF_UNIX, typ)
+dest = None
+if mode == "dgram-sendto":
+    # sendto a path: the guard checks the address and sends from a
+    # thread of its own (atFD).
+    dest = "/tmp/moat-pending-%d" % os.getpid()
+    b = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    b.bind(dest)
+    a = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+else:
+    a, b = socket.socketpair(socket.AF_UNIX, typ)
 if typ == socket.SOCK_DGRAM:
     a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 2 << 20)
 a.setblocking(False)
 try:
     while True:
-        a.send(b"f" * (65536 if typ == socket.SOCK_STREAM else 1))
+        fill = b"f" * (65536 if typ == socket.SOCK_STREAM else 1)
+        a.sendto(fill, dest) if dest else a.send(fill)
 except BlockingIOError:
     pass
 a.setblocking(True)
@@ -49,7 +61,10 @@ anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds els
 res, lock = {}, threading.Lock()
 def send():
     try:
-        a.sendmsg([b"x" * size], anc)
+        if dest:
+            a.sendto(b"x" * size, dest)
+        else:
+            a.sendmsg([b"x" * size], anc)
         r = "ok"
     except OSError as e:
         r = "eagain" if e.errno == errno.EAGAIN else "other-" + errno.errorcode.get(e.errno, str(e.errno))
@@ -139,6 +154,7 @@ func TestHelperSockguardPendingBounds(t *testing.T) {
 	}{
 		{"stream bytes", "stream", 24, 1 << 20, 0, 16, 12, "16 MiB of stream data (1 MiB copied per call)"},
 		{"datagram bytes", "dgram", 24, 1 << 20, 0, 16, 12, "16 MiB of datagrams"},
+		{"datagram sendto a path, bytes", "dgram-sendto", 24, 1 << 20, 0, 16, 12, "16 MiB of datagrams sent to a path"},
 		{"calls", "stream", 96, 1, 0, 64, 48, "64 pending calls"},
 		{"descriptors", "stream", 60, 1, 8, 32, 24, "256 descriptors passed (8 per call)"},
 	}
