@@ -19,16 +19,23 @@ func applyRlimits(limits []rlimit) error {
 	return nil
 }
 
-// checkRlimits fails, as setrlimit would, when a limit asks for more than
-// the zygote's own hard limit, which an unprivileged process cannot raise.
+// checkRlimits makes sure each command can be given its limits: a limit
+// above the zygote's own hard limit raises that hard limit first (which
+// only a privileged zygote may; the command's child, without
+// capabilities, can then lower to it), and fails as setrlimit would
+// otherwise.
 func checkRlimits(limits []rlimit) error {
 	for _, l := range limits {
 		var cur unix.Rlimit
 		if err := unix.Getrlimit(l.Resource, &cur); err != nil {
 			return fmt.Errorf("getrlimit %s: %w", rlimitName(l.Resource), err)
 		}
-		if max(l.Value, l.Hard) > cur.Max {
-			return fmt.Errorf("setrlimit %s: %w", rlimitName(l.Resource), unix.EPERM)
+		want := max(l.Value, l.Hard)
+		if want <= cur.Max {
+			continue
+		}
+		if err := unix.Setrlimit(l.Resource, &unix.Rlimit{Cur: min(cur.Cur, want), Max: want}); err != nil {
+			return fmt.Errorf("setrlimit %s: %w", rlimitName(l.Resource), err)
 		}
 	}
 	return nil
