@@ -90,12 +90,12 @@ func (t sysvTable) ids(idcol string) []int {
 	return out
 }
 
-func readSysvipc(kind string) sysvTable {
+func readSysvipc(kind string) (sysvTable, error) {
 	b, err := os.ReadFile("/proc/sysvipc/" + kind)
 	if err != nil {
-		return sysvTable{}
+		return sysvTable{}, err
 	}
-	return parseSysvipc(b)
+	return parseSysvipc(b), nil
 }
 
 // msgHeaderBytes is what the kernel allocates for each queued message
@@ -105,37 +105,51 @@ func readSysvipc(kind string) sysvTable {
 const msgHeaderBytes = 64
 
 // sysvBytes is what the SysV objects of this IPC namespace hold: segments'
-// resident and swapped pages, queued messages, and semaphores.
-func sysvBytes() (shm, msg, sem int64) {
-	t := readSysvipc("shm")
+// resident and swapped pages, queued messages, and semaphores. A table
+// that cannot be read is an error, not a zero.
+func sysvBytes() (shm, msg, sem int64, err error) {
+	t, err := readSysvipc("shm")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	m, err := readSysvipc("msg")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	sm, err := readSysvipc("sem")
+	if err != nil {
+		return 0, 0, 0, err
+	}
 	shm = t.sum("rss", 1) + t.sum("swap", 1)
-	m := readSysvipc("msg")
 	msg = m.sum("cbytes", 1) + m.sum("qnum", msgHeaderBytes)
-	sem = readSysvipc("sem").sum("nsems", semBytes)
-	return shm, msg, sem
+	sem = sm.sum("nsems", semBytes)
+	return shm, msg, sem, nil
 }
 
 // removeSysV removes every SysV object of this IPC namespace, which
 // outlive the processes that made them. The caller owns them (same user).
 func removeSysV() {
-	for _, id := range readSysvipc("shm").ids("shmid") {
+	shm, _ := readSysvipc("shm")
+	msg, _ := readSysvipc("msg")
+	sem, _ := readSysvipc("sem")
+	for _, id := range shm.ids("shmid") {
 		_, _ = unix.SysvShmCtl(id, unix.IPC_RMID, nil)
 	}
-	for _, id := range readSysvipc("msg").ids("msqid") {
+	for _, id := range msg.ids("msqid") {
 		_, _, _ = unix.Syscall(unix.SYS_MSGCTL, uintptr(id), unix.IPC_RMID, 0)
 	}
-	for _, id := range readSysvipc("sem").ids("semid") {
+	for _, id := range sem.ids("semid") {
 		_, _, _ = unix.Syscall6(unix.SYS_SEMCTL, uintptr(id), 0, unix.IPC_RMID, 0, 0, 0)
 	}
 }
 
 // tmpfsUsed is the space used on the file system of the open directory fd.
-func tmpfsUsed(fd int) int64 {
+func tmpfsUsed(fd int) (int64, error) {
 	var st unix.Statfs_t
-	if unix.Fstatfs(fd, &st) != nil {
-		return 0
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return 0, err
 	}
-	return int64(st.Blocks-st.Bfree) * int64(st.Bsize)
+	return int64(st.Blocks-st.Bfree) * int64(st.Bsize), nil
 }
 
 // Netlink sock_diag, from linux/sock_diag.h, unix_diag.h and inet_diag.h.
@@ -248,12 +262,14 @@ func meminfoAttr(b []byte, attr uint16) int64 {
 func nlAlign(n int) int { return (n + 3) &^ 3 }
 
 // memoryUse is the memory of a sandbox, by where the kernel keeps it.
+// helper is what the zygote holds for the sandbox's pending supervised
+// calls.
 type memoryUse struct {
-	resident, sysvShm, sysvMsg, sysvSem, posixShm, sockets int64
+	resident, sysvShm, sysvMsg, sysvSem, posixShm, sockets, helper int64
 }
 
 func (u memoryUse) total() int64 {
-	return u.resident + u.sysvShm + u.sysvMsg + u.sysvSem + u.posixShm + u.sockets
+	return u.resident + u.sysvShm + u.sysvMsg + u.sysvSem + u.posixShm + u.sockets + u.helper
 }
 
 // String lists the parts that are not zero: "resident 10 MiB, SysV shared
@@ -266,6 +282,7 @@ func (u memoryUse) String() string {
 	}{
 		{"resident", u.resident}, {"SysV shared memory", u.sysvShm}, {"SysV message queues", u.sysvMsg},
 		{"SysV semaphores", u.sysvSem}, {"/dev/shm", u.posixShm}, {"socket buffers", u.sockets},
+		{"held by moat for pending socket calls", u.helper},
 	} {
 		if p.n > 0 {
 			parts = append(parts, p.name+" "+humanBytes(p.n))

@@ -19,23 +19,24 @@ func applyRlimits(limits []rlimit) error {
 	return nil
 }
 
-// splitDataLimit separates RLIMIT_DATA, which the zygote sets on each
-// command instead of on itself, from the other limits.
-func splitDataLimit(limits []rlimit) (others []rlimit, data uint64) {
+// checkRlimits makes sure each command can be given its limits: a limit
+// above the zygote's own hard limit raises that hard limit first (which
+// only a privileged zygote may; the command's child, without
+// capabilities, can then lower to it), and fails as setrlimit would
+// otherwise.
+func checkRlimits(limits []rlimit) error {
 	for _, l := range limits {
-		if l.Resource == unix.RLIMIT_DATA {
-			data = max(l.Value, l.Hard)
+		var cur unix.Rlimit
+		if err := unix.Getrlimit(l.Resource, &cur); err != nil {
+			return fmt.Errorf("getrlimit %s: %w", rlimitName(l.Resource), err)
+		}
+		want := max(l.Value, l.Hard)
+		if want <= cur.Max {
 			continue
 		}
-		others = append(others, l)
-	}
-	return others, data
-}
-
-// setDataLimit sets RLIMIT_DATA, soft and hard, on process pid.
-func setDataLimit(pid int, v uint64) error {
-	if err := unix.Prlimit(pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: v, Max: v}, nil); err != nil {
-		return fmt.Errorf("prlimit data: %w", err)
+		if err := unix.Setrlimit(l.Resource, &unix.Rlimit{Cur: min(cur.Cur, want), Max: want}); err != nil {
+			return fmt.Errorf("setrlimit %s: %w", rlimitName(l.Resource), err)
+		}
 	}
 	return nil
 }

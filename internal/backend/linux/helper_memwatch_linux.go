@@ -2,6 +2,7 @@ package linux
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -10,8 +11,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// memoryPollInterval is how often the zygote adds up the sandbox's memory.
+// memoryPollInterval is how often, at most, the zygote adds up the
+// sandbox's memory.
 const memoryPollInterval = 50 * time.Millisecond
+
+// memoryWatchDuty bounds the share of one CPU the watch may take: after a
+// sample that cost c of its thread's CPU time, it waits at least
+// memoryWatchDuty*c. The cost of a sample grows with the sandbox's
+// processes; the host's share of it does not (at most
+// 1/memoryWatchDuty of a CPU), the interval grows instead. A sandbox's
+// process count is bounded (Limits.Processes), and so is the longest
+// interval.
+const memoryWatchDuty = 20
+
+// A sample that could not measure is taken again memoryRetries times,
+// memoryRetryDelay apart, before the sandbox is ended: a process exiting
+// between two reads can look like a leader whose threads hide. What stays
+// unmeasurable for that long is ended.
+const (
+	memoryRetryDelay = 10 * time.Millisecond
+	memoryRetries    = 10
+)
 
 // memoryWatch bounds the memory of the whole sandbox, which rlimits cannot:
 // RLIMIT_DATA is per process and does not count shared memory. The
@@ -19,40 +39,62 @@ const memoryPollInterval = 50 * time.Millisecond
 // namespace; after the pivot the zygote's /proc is the sandbox's, and it
 // is a member of its network namespace, so it sees exactly the sandbox's
 // processes, its SysV objects in /proc/sysvipc, its /dev/shm and its
-// sockets. It adds up their resident memory (shared pages included), SysV
-// shared memory, message queues and semaphores, /dev/shm and socket
-// buffers (memoryUse), and once the sum passes the limit it has the init
-// kill every process and removes what would outlive them: SysV objects
-// and the files in /dev/shm. Memory that is both mapped and shared (an
-// attached segment, a mapped /dev/shm file) counts twice, which errs on
-// the side of the limit.
+// sockets. It adds up their resident memory (shared pages included, see
+// procSampler), SysV shared memory, message queues
+// and semaphores, /dev/shm, socket buffers and what the zygote holds for
+// the sandbox's pending supervised calls (memoryUse), and once the sum
+// passes the limit it has the init kill every process and removes what
+// would outlive them: SysV objects and the files in /dev/shm. Memory that
+// is both mapped and shared (an attached segment, a mapped /dev/shm file,
+// a shared mapping in several processes) counts once per
+// mapping and once more for the object, which errs on the side of the
+// limit. A watch that cannot measure (a /proc it cannot read, a process it
+// cannot see into, descriptors run out) ends the sandbox the same way and
+// says why: it never counts what it cannot see as zero.
 type memoryWatch struct {
 	limit   int64
-	ownTCP4 int  // IPv4 TCP sockets of the namespace that are moat's listeners
-	shm     int  // the sandbox's /dev/shm
-	shmOK   bool // shm is open
-	ipcFD   int  // the sandbox's IPC namespace, or -1 when the zygote's is it
-	proc    int  // the host's /proc, opened before the pivot, where the watch's thread exists
-	initCh  int  // the zygote's channel to the init, which kills and tells moat
+	ownTCP4 int   // IPv4 TCP sockets of the namespace that are moat's listeners
+	shm     int   // the sandbox's /dev/shm
+	shmErr  error // why /dev/shm could not be opened, if it could not
+	ipcFD   int   // the sandbox's IPC namespace, or -1 when the zygote's is it
+	proc    int   // the host's /proc, opened before the pivot, where the watch's thread exists
+	initCh  int   // the zygote's channel to the init, which kills and tells moat
+	nice    int   // the sandbox's CPU and I/O priority, which the watch's thread takes
+	ioprio  int
+	guard   *sockGuard // the socket guard, whose pending calls count, or nil
 }
 
 // openShm opens the sandbox's /dev/shm.
 func (w *memoryWatch) openShm(path string) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err == nil {
-		w.shm, w.shmOK = fd, true
+	if err != nil {
+		w.shmErr = fmt.Errorf("open %s: %w", path, err)
+		return
 	}
+	w.shm = fd
 }
 
-// sample measures the sandbox's memory now.
-func (w *memoryWatch) sample() memoryUse {
-	u := memoryUse{resident: residentBytes()}
-	u.sysvShm, u.sysvMsg, u.sysvSem = sysvBytes()
-	if w.shmOK {
-		u.posixShm = tmpfsUsed(w.shm)
+// sample measures the sandbox's memory now; an error says what could not
+// be measured.
+func (w *memoryWatch) sample(s *procSampler) (memoryUse, error) {
+	var u memoryUse
+	var err error
+	if u.resident, err = s.processes("1"); err != nil {
+		return u, err
 	}
-	u.sockets, _ = socketBytes(w.ownTCP4, w.proc)
-	return u
+	if u.sysvShm, u.sysvMsg, u.sysvSem, err = sysvBytes(); err != nil {
+		return u, fmt.Errorf("SysV objects: %w", err)
+	}
+	if u.posixShm, err = tmpfsUsed(w.shm); err != nil {
+		return u, fmt.Errorf("/dev/shm: %w", err)
+	}
+	if u.sockets, err = socketBytes(w.ownTCP4, w.proc); err != nil {
+		return u, fmt.Errorf("socket buffers: %w", err)
+	}
+	if w.guard != nil {
+		u.helper = w.guard.budget.heldBytes()
+	}
+	return u, nil
 }
 
 // run watches until the process ends, on a thread of its own.
@@ -66,15 +108,73 @@ func (w *memoryWatch) run() {
 			return
 		}
 	}
-	for range time.Tick(memoryPollInterval) {
-		if u := w.sample(); u.total() > w.limit {
-			w.kill(u.String())
-			removeSysV()
-			if w.shmOK {
-				clearDir(w.shm)
-			}
-		}
+	// The watch works for the sandbox: it runs at the sandbox's
+	// priority, not the zygote's.
+	_ = applyPriority(w.nice, w.ioprio)
+	if w.shmErr != nil {
+		w.kill(unmeasurable(w.shmErr))
+		return
 	}
+	s, err := newProcSampler("/proc") // the sandbox's, after the pivot
+
+	if err != nil {
+		w.kill(unmeasurable(err))
+		return
+	}
+	defer s.close()
+	wait := memoryPollInterval
+	failed := 0
+	for {
+		// The first sample after one interval, as every other: nothing
+		// has been allocated at the start, and a command starting then
+		// needs the CPU more.
+		time.Sleep(wait)
+		before := threadCPU()
+		u, err := w.sample(s)
+		cost := threadCPU() - before
+		switch {
+		case err != nil && failed < memoryRetries:
+			failed++
+			wait = memoryRetryDelay
+			continue
+		case err != nil:
+			w.kill(unmeasurable(err))
+			w.clearShared()
+		case u.total() > w.limit:
+			w.kill(u.String())
+			w.clearShared()
+		}
+		failed = 0
+		wait = pollInterval(cost)
+	}
+}
+
+// pollInterval is the wait after a sample that cost cost of CPU time.
+func pollInterval(cost time.Duration) time.Duration {
+	return max(memoryPollInterval, cost*memoryWatchDuty)
+}
+
+// unmeasurable is the kill detail for a watch that could not measure.
+func unmeasurable(err error) string {
+	return "the memory watch could not measure the sandbox, which counts as over the limit: " + err.Error()
+}
+
+// clearShared removes what outlives the sandbox's processes: SysV objects
+// and the files in /dev/shm.
+func (w *memoryWatch) clearShared() {
+	removeSysV()
+	if w.shmErr == nil {
+		clearDir(w.shm)
+	}
+}
+
+// threadCPU returns the CPU time the calling thread has used.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 // kill has the init kill every process of the sandbox, and keep detail
@@ -94,28 +194,6 @@ func clearDir(fd int) {
 	for _, name := range names {
 		_ = os.RemoveAll(dir + "/" + name)
 	}
-}
-
-// residentBytes adds up VmRSS (anonymous, file and shared memory) of every
-// process in the sandbox's /proc but the init: moat's, a fork of the
-// zygote whose pages are the zygote's.
-func residentBytes() int64 {
-	names, err := readDirNames("/proc")
-	if err != nil {
-		return 0
-	}
-	var total int64
-	for _, name := range names {
-		if name == "1" || atoi(name) <= 0 {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + name + "/status")
-		if err != nil {
-			continue
-		}
-		total += statusKB(b, "VmRSS:") * 1024
-	}
-	return total
 }
 
 // statusKB returns the kB value of a /proc/PID/status field, which must

@@ -57,6 +57,8 @@ type sockGuard struct {
 	jobs    chan func(ok bool) // idle workers of atFD take jobs here
 	workers atomic.Int32       // how many there are, at most maxWorkers
 
+	budget pendingBudget // what the calls being carried out hold (helper_sockbounds_linux.go)
+
 	mu      sync.Mutex
 	refused []string
 	seen    map[string]bool
@@ -213,6 +215,13 @@ func (g *sockGuard) serve(listener int) {
 // thread, hands a call that may block to a goroutine of its own.
 func (g *sockGuard) answer(listener int, inflight *sync.WaitGroup, n *seccompNotif, inline bool) {
 	c := &call{g: g, listener: listener, inflight: inflight, n: n, tid: int(n.Pid), inline: inline}
+	if !g.budget.take(1, 0, 0) {
+		// Past the sandbox's budget of pending calls: its call fails,
+		// and the zygote holds nothing more for it.
+		c.respond(0, unix.EAGAIN)
+		return
+	}
+	c.heldCall = true
 	if errno := c.prepare(); errno != 0 {
 		c.respond(0, errno)
 		return
@@ -233,6 +242,10 @@ func (g *sockGuard) answer(listener int, inflight *sync.WaitGroup, n *seccompNot
 func (c *call) respond(val int64, errno unix.Errno) {
 	defer c.inflight.Done()
 	c.close()
+	if c.heldCall {
+		c.g.budget.give(1, c.heldBytes, c.heldFDs)
+		c.heldCall, c.heldBytes, c.heldFDs = false, 0, 0
+	}
 	r := seccompResp{ID: c.n.ID, Val: val}
 	if errno != 0 {
 		r.Val, r.Error = 0, -int32(errno)
@@ -264,6 +277,10 @@ type call struct {
 	typ      int
 	extra    []int // descriptors to close at the end
 	inline   bool  // on serve's thread, whose cwd is atFD's
+	// What the call holds of its sandbox's budget (pendingBudget).
+	heldCall  bool
+	heldBytes int64
+	heldFDs   int
 }
 
 func (c *call) close() {
@@ -619,6 +636,9 @@ func (c *call) sendto() (int64, unix.Errno) {
 		if a[1] == 0 {
 			return 0, unix.EFAULT
 		}
+		if errno := c.reserve(int64(n), 0); errno != 0 {
+			return 0, errno
+		}
 		if data, errno = c.read(a[1], n); errno != 0 {
 			return 0, errno
 		}
@@ -694,6 +714,15 @@ func (c *call) sendmsg(hdr uint64, flags int) (int64, unix.Errno) {
 	if errno != 0 {
 		return 0, errno
 	}
+	ctlPtr, ctlLen := u64(32), u64(40)
+	if ctlLen > maxControl {
+		return 0, unix.ENOBUFS
+	}
+	// The data and the control messages are copied: both are held
+	// until the call is answered.
+	if errno := c.reserve(int64(n)+int64(ctlLen), 0); errno != 0 {
+		return 0, errno
+	}
 	data := make([]byte, n)
 	if n > 0 {
 		// The first n bytes, across the caller's buffers.
@@ -711,10 +740,6 @@ func (c *call) sendmsg(hdr uint64, flags int) (int64, unix.Errno) {
 		if err != nil || got != n {
 			return 0, unix.EFAULT
 		}
-	}
-	ctlPtr, ctlLen := u64(32), u64(40)
-	if ctlLen > maxControl {
-		return 0, unix.ENOBUFS
 	}
 	var oob []byte
 	if ctlLen > 0 {
@@ -763,6 +788,11 @@ func (c *call) translateControl(ctl []byte) ([]byte, unix.Errno) {
 			theirs, err := unix.ParseUnixRights(&m)
 			if err != nil {
 				return nil, unix.EINVAL
+			}
+			// Each descriptor taken is one more in the zygote's
+			// table: counted against the sandbox's budget.
+			if errno := c.reserve(0, len(theirs)); errno != 0 {
+				return nil, errno
 			}
 			ours := make([]int, len(theirs))
 			for i, fd := range theirs {

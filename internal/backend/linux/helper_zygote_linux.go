@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -34,10 +33,10 @@ type zygoteProc struct {
 	proxyFD  int      // the proxy's listener in the network namespace, or -1
 	dnsFD    int      // the DNS stub's listener in the network namespace, or -1
 	filter   []unix.SockFilter
-	pidnsFD  int    // the sandbox's PID namespace, or -1 without namespaces
-	initPid  int    // the sandbox's init, our child, reaped before we exit; 0 without one
-	ipcFD    int    // the sandbox's limited IPC namespace, or -1 (see newLimitedIPC)
-	dataLim  uint64 // RLIMIT_DATA for each command, set after its fork; 0 means none
+	pidnsFD  int      // the sandbox's PID namespace, or -1 without namespaces
+	initPid  int      // the sandbox's init, our child, reaped before we exit; 0 without one
+	ipcFD    int      // the sandbox's limited IPC namespace, or -1 (see newLimitedIPC)
+	limits   []rlimit // the rlimits of each command, set in its child before the exec
 	trace    *tracer
 	built    string // the trace of building the sandbox, printed with the first traced command
 	mu       sync.Mutex
@@ -144,16 +143,16 @@ func (z *zygoteProc) build(fds []int) error {
 		return err
 	}
 	z.trace.mark("landlock-rules+seccomp-build")
-	// Limits last: they bind the zygote too, and everything it forks,
-	// except the data limit, which each command gets right after its fork
-	// (forkCommand): the zygote's own runtime, thread stacks included, can
-	// need more than a small limit allows, and would die of it.
-	own, data := splitDataLimit(s.Rlimits)
-	z.dataLim = data
-	if err := applyRlimits(own); err != nil {
+	// The limits bind each command from its fork on (forkExecLimited),
+	// never the zygote, which works for the sandbox and must not run out
+	// of descriptors, threads or CPU time because of it. Checked here, so
+	// that a limit the zygote could not set fails the sandbox, not each
+	// command.
+	if err := checkRlimits(s.Rlimits); err != nil {
 		return err
 	}
-	return nil
+	z.limits = append([]rlimit{{Resource: unix.RLIMIT_CORE, Value: 0}}, s.Rlimits...)
+	return applyRlimits(nil) // the zygote's own core limit: 0
 }
 
 func (z *zygoteProc) buildNamespaces(initSock int) error {
@@ -245,7 +244,8 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		z.guard.notify = initCh
 	}
 	if s.MemoryBytes > 0 {
-		w := &memoryWatch{limit: s.MemoryBytes, ownTCP4: ownTCP4, ipcFD: z.ipcFD, initCh: initCh, proc: hostProc}
+		w := &memoryWatch{limit: s.MemoryBytes, ownTCP4: ownTCP4, ipcFD: z.ipcFD, initCh: initCh, proc: hostProc,
+			nice: s.Nice, ioprio: s.IOPriority, guard: z.guard}
 		w.openShm("/dev/shm")
 		go w.run() // helper_memwatch_linux.go
 	}
@@ -362,32 +362,12 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 		return fail(err)
 	}
 	t.mark("restrict thread")
-	fds := make([]uintptr, len(files))
-	for i, fd := range files {
-		fds[i] = uintptr(fd)
-	}
-	pid, err := syscall.ForkExec(cmd.Path, cmd.Args, &syscall.ProcAttr{
-		Dir:   cmd.Dir,
-		Env:   cmd.Env,
-		Files: fds,
-		Sys: &syscall.SysProcAttr{
-			Setsid:     true,
-			Setctty:    cmd.Pty,
-			Ctty:       0,
-			Cloneflags: syscall.CLONE_PARENT,
-		},
+	pid, err := forkExecLimited(&execStart{ // helper_exec_linux.go
+		path: cmd.Path, argv: cmd.Args, env: cmd.Env, dir: cmd.Dir, files: files,
+		setsid: true, ctty: cmd.Pty, limits: z.limits,
 	})
 	if err != nil {
 		return reply{Error: fmt.Sprintf("%s: %v", cmd.Path, err), Code: execFailureCode(err)}
-	}
-	if z.dataLim > 0 {
-		// Before the command's own code runs in earnest: the dynamic
-		// loader is still mapping it. A command that cannot be limited
-		// is killed (moat reaps it like any other).
-		if err := setDataLimit(pid, z.dataLim); err != nil {
-			_ = unix.Kill(pid, unix.SIGKILL)
-			return reply{Pid: pid}
-		}
 	}
 	t.mark("fork+exec")
 	if cmd.TraceStart != 0 {

@@ -1,0 +1,188 @@
+package linux
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// procSampler measures the memory of every process of the sandbox, in the
+// sandbox's /proc. What it cannot measure is an error, never a zero: the
+// watch then ends the sandbox and says why.
+//
+// A process is measured by its statm (resident pages: anonymous, file and
+// shared memory, the VmRSS of its status, at a fraction of the cost). A
+// process without memory of its own there is a zombie, or a thread group
+// whose leader thread has exited (SYS_exit) while other threads run on:
+// its statm, and its status's VmRSS, read empty. It is measured through
+// its first live thread (task/TID/statm), whose memory is the group's; if
+// it has other threads and none can be read, it is unmeasurable.
+//
+// Memory that a descriptor holds without a mapping is not resident in any
+// process: the watch counts each kind where it lives (memoryUse), and the
+// one it could not, a memory file, the seccomp filter refuses
+// (memfd_create and memfd_secret fail with ENOSYS).
+type procSampler struct {
+	proc int // the /proc directory measured
+	page int64
+	buf  []byte
+}
+
+// newProcSampler opens the /proc at path.
+func newProcSampler(path string) (*procSampler, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &procSampler{proc: fd, page: int64(unix.Getpagesize()), buf: make([]byte, 16<<10)}, nil
+}
+
+func (s *procSampler) close() { unix.Close(s.proc) }
+
+// gone reports whether err says that the process or descriptor read went
+// away meanwhile: then it holds nothing.
+func gone(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ESRCH)
+}
+
+// processes returns the resident bytes of every process but the init
+// (skip).
+func (s *procSampler) processes(skip string) (int64, error) {
+	names, err := s.list(".")
+	if err != nil {
+		return 0, fmt.Errorf("list /proc: %w", err)
+	}
+	var total int64
+	for _, name := range names {
+		if name == skip || atoi(name) <= 0 {
+			continue
+		}
+		n, err := s.resident(name)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// resident returns the resident bytes of process pid.
+func (s *procSampler) resident(pid string) (int64, error) {
+	n, err := s.statm(pid + "/statm")
+	if gone(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%s/statm: %w", pid, err)
+	}
+	if n > 0 {
+		return n * s.page, nil
+	}
+	// Nothing of its own: a zombie, or a leader that exited before its
+	// other threads.
+	tids, err := s.list(pid + "/task")
+	if gone(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%s/task: %w", pid, err)
+	}
+	others := 0
+	for _, tid := range tids {
+		if tid == pid || atoi(tid) <= 0 {
+			continue
+		}
+		others++
+		n, err := s.statm(pid + "/task/" + tid + "/statm")
+		if gone(err) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%s/task/%s/statm: %w", pid, tid, err)
+		}
+		if n > 0 {
+			return n * s.page, nil
+		}
+	}
+	if others > 0 {
+		return 0, fmt.Errorf("process %s: its leader exited and none of its %d threads shows its memory", pid, others)
+	}
+	return 0, nil // a zombie
+}
+
+// statm returns the resident pages in the statm file at path.
+func (s *procSampler) statm(path string) (int64, error) {
+	fd, err := unix.Openat(s.proc, path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	n, err := readRetry(fd, s.buf[:256])
+	if err != nil {
+		return 0, err
+	}
+	pages, ok := parseStatmResident(s.buf[:n])
+	if !ok {
+		return 0, fmt.Errorf("unexpected contents %q", s.buf[:min(n, 64)])
+	}
+	return pages, nil
+}
+
+func readRetry(fd int, b []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		return n, err
+	}
+}
+
+// parseStatmResident returns the second field of a statm file ("size
+// resident shared text lib data dt", in pages).
+func parseStatmResident(b []byte) (int64, bool) {
+	i := 0
+	field := func() (int64, bool) {
+		for i < len(b) && b[i] == ' ' {
+			i++
+		}
+		start := i
+		var v int64
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			if v > (1<<62)/10 {
+				return 0, false
+			}
+			v = v*10 + int64(b[i]-'0')
+			i++
+		}
+		return v, i > start
+	}
+	if _, ok := field(); !ok {
+		return 0, false
+	}
+	return field()
+}
+
+// list returns the names in directory path of the /proc.
+func (s *procSampler) list(path string) ([]string, error) {
+	fd, err := unix.Openat(s.proc, path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	var names []string
+	for {
+		n, err := unix.Getdents(fd, s.buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(s.buf[:n], -1, names)
+	}
+}
