@@ -73,12 +73,14 @@ func privateTempAbove(s *helperSpec, p string) string {
 }
 
 // bindHolding returns the place bound inside the private temporary
-// directory dir that holds p or lies inside it, the nearest one, and
-// whether it is writable; "" when p lies in no bind there.
+// directory dir that holds p (p or a directory above it), the nearest
+// one, and whether it is writable; "" when p lies in no bind there. A
+// bind inside p does not count: its own rule is an explicit grant that a
+// carve of p leaves as it is.
 func bindHolding(s *helperSpec, dir, p string) (bind string, writable bool) {
 	consider := func(list []string, w bool) {
 		for _, b := range list {
-			if !isStrictlyUnder(b, dir) || !isUnder(p, b) && !isStrictlyUnder(b, p) {
+			if !isStrictlyUnder(b, dir) || !isUnder(p, b) {
 				continue
 			}
 			switch {
