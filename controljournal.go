@@ -164,6 +164,17 @@ func useStateRoot(c workspace.StateRootCandidate) (string, error) {
 	return r, nil
 }
 
+// legacyStateRoot is where an earlier moat fell back to with no usable
+// HOME: moat-state-UID in the system temporary directory. Only its
+// journals are still swept (when it is a private directory of this
+// user's); nothing new is written there.
+func legacyStateRoot() string {
+	if stateRootOverride != "" {
+		return stateRootOverride
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("moat-state-%d", os.Geteuid()))
+}
+
 // passwdHome is the home directory of this user's passwd entry, or "".
 func passwdHome() string {
 	u, err := user.LookupId(strconv.Itoa(os.Geteuid()))
@@ -314,6 +325,11 @@ func SweepCrashedRuns() []Refusal {
 	}
 	sweeper := &Sandbox{id: randomID()}
 	sweeper.sweepJournals(root)
+	if legacy := legacyStateRoot(); legacy != root && privateDir(legacy) == nil {
+		// Runs of an earlier moat kept their journals there; theirs are
+		// undone where they were recorded.
+		sweeper.sweepJournals(legacy)
+	}
 	found := sweeper.refused.snapshot()
 	if len(found) > 0 {
 		crashPending.Lock()
