@@ -15,10 +15,11 @@ import (
 )
 
 // tmpProbe writes the private /tmp two ways (mktemp, and a fixed name)
-// and lists which of moat's possible state roots the sandbox can see.
+// and lists which of moat's possible state roots the sandbox can see the
+// entries of (a masked one is an empty directory) or write.
 func tmpProbe(stateRoots []string) string {
 	return `f=$(mktemp) && echo data > "$f" && echo MKTEMP-OK; g=$(mktemp -p /tmp) && echo data > "$g" && echo MKTEMP-TMP-OK; echo hi > /tmp/x && [ "$(cat /tmp/x)" = hi ] && echo TMPX-OK; ` +
-		`for d in ` + strings.Join(stateRoots, " ") + `; do if [ -e "$d" ]; then echo "VISIBLE $d"; fi; if touch "$d/probe" 2>/dev/null; then echo "WRITABLE $d"; fi; done; true`
+		`for d in ` + strings.Join(stateRoots, " ") + `; do if [ -n "$(ls -A "$d" 2>/dev/null)" ]; then echo "VISIBLE $d"; fi; if touch "$d/probe" 2>/dev/null; then echo "WRITABLE $d"; fi; done; true`
 }
 
 // testUser is who the matrix runs moat as: this user, or, run as root
@@ -113,9 +114,10 @@ func runMoatEnv(t *testing.T, u testUser, dir string, env []string, stdin string
 // whatever lies under the host's /tmp and whatever HOME is. The matrix:
 // the cwd under the host's /tmp, under the home, and elsewhere (/var/tmp,
 // itself a private temp inside, and /dev/shm); HOME set, unset, naming a
-// missing directory, and naming an unreadable one; and moat run, and moat
+// missing directory, and naming an unreadable one; and moat run (with a
+// fresh working directory and with --workdir .), and moat
 // exec with a deny pattern, a denied literal, a writable pattern and a
-// virtual file. In each cell mktemp and writing /tmp/x succeed, and none
+// virtual file, and the permissive level. In each cell mktemp and writing /tmp/x succeed, and none
 // of moat's state roots is visible or writable in the sandbox. Controls:
 // the same probe, with the host's /tmp granted read-only, reports both
 // writes failing; with a state root granted, it reports it visible.
@@ -151,13 +153,16 @@ func TestPrivateTmpMatrix(t *testing.T) {
 	modes := []struct {
 		name string
 		fs   string // "" is moat run
+		args []string
 	}{
-		{"run", ""},
-		{"exec deny pattern", `{"deny":["*.pem"]}`},
-		{"exec deny literal", `{"deny":["secret.txt"]}`},
-		{"exec writable", `{"writable":["out"],"deny":["*.key"]}`},
-		{"exec virtual over a host file", `{"virtual":{"/etc/hostname":"v"},"deny":["*.pem"]}`},
-		{"exec virtual in /tmp", `{"virtual":{"/tmp/moat-virtual":"v"},"deny":["*.pem"]}`},
+		{"run", "", nil},
+		{"run --workdir .", "", []string{"--workdir", "."}},
+		{"exec deny pattern, permissive", `{"deny":["*.pem"]}`, []string{"permissive"}},
+		{"exec deny pattern", `{"deny":["*.pem"]}`, nil},
+		{"exec deny literal", `{"deny":["secret.txt"]}`, nil},
+		{"exec writable", `{"writable":["out"],"deny":["*.key"]}`, nil},
+		{"exec virtual over a host file", `{"virtual":{"/etc/hostname":"v"},"deny":["*.pem"]}`, nil},
+		{"exec virtual in /tmp", `{"virtual":{"/tmp/moat-virtual":"v"},"deny":["*.pem"]}`, nil},
 	}
 	roots := moatStateRoots(u.uid, realHome)
 	probe := tmpProbe(roots)
@@ -186,12 +191,22 @@ func TestPrivateTmpMatrix(t *testing.T) {
 				env = append(env, "HOME="+*h.home)
 			}
 			for _, m := range modes {
+				if len(m.args) > 0 && m.args[0] == "--workdir" && strings.HasPrefix(cwd, "/dev/") {
+					// Not a cell: moat refuses a working directory in /dev
+					// (a kernel file system) by design.
+					continue
+				}
 				t.Run(cp.name+"/"+h.name+"/"+m.name, func(t *testing.T) {
 					var r result
 					if m.fs == "" {
-						r = runMoatEnv(t, u, cwd, env, "", "run", "--", "sh", "-c", probe)
+						args := append(append([]string{"run"}, m.args...), "--", "sh", "-c", probe)
+						r = runMoatEnv(t, u, cwd, env, "", args...)
 					} else {
-						doc := fmt.Sprintf(`{"command":["sh","-c",%q],"filesystem":%s}`, probe, m.fs)
+						isolation := ""
+						if len(m.args) > 0 {
+							isolation = fmt.Sprintf(`"isolation":%q,`, m.args[0])
+						}
+						doc := fmt.Sprintf(`{"command":["sh","-c",%q],%s"filesystem":%s}`, probe, isolation, m.fs)
 						r = runMoatEnv(t, u, cwd, env, doc, "exec", "--policy", "-")
 					}
 					if r.code != 0 || !strings.Contains(r.stdout, "MKTEMP-OK") || !strings.Contains(r.stdout, "MKTEMP-TMP-OK") || !strings.Contains(r.stdout, "TMPX-OK") {
@@ -217,6 +232,12 @@ func TestPrivateTmpMatrix(t *testing.T) {
 		if _, err := os.Stat(root); err != nil {
 			t.Fatalf("the state root %s was not made by the matrix: %v", root, err)
 		}
+		marker := filepath.Join(root, "matrix-control")
+		if err := os.WriteFile(marker, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		u.own(t, marker)
+		t.Cleanup(func() { os.Remove(marker) })
 		r := runMoatEnv(t, u, "/", append(baseEnv, "HOME="+realHome), "", "run", "--grant", root+"=r", "--", "sh", "-c", probe)
 		if !strings.Contains(r.stdout, "VISIBLE "+root) {
 			t.Fatalf("the probe did not see the granted state root:\n%s\n%s", r.stdout, r.stderr)
