@@ -137,7 +137,7 @@ func (s *Sandbox) diskLayer() Layer {
 		return Layer{Name: "disk", Detail: "no disk or inode limit"}
 	}
 	n, counted := diskwatch.FileSystems(s.diskRoots())
-	d := fmt.Sprintf("free space and free inodes of the %d file system(s) of every writable place (working directory, private temp and home, writable grants), sampled every %v and when each command ends; exact where nothing else writes them, and another writer's use counts against the sandbox; a burst between two samples is bounded by one sample's worth of writes, and RLIMIT_FSIZE holds each file to the bytes left", n, diskwatch.Interval.Round(time.Millisecond))
+	d := fmt.Sprintf("free space and free inodes of the %d file system(s) of every writable place (working directory, private temp and home, writable grants), sampled every %v and when each command ends; exact where nothing else writes them (another writer's use counts against the sandbox, and what it frees on the same file system offsets the sandbox's use there); a burst between two samples is bounded by one sample's worth of writes, and RLIMIT_FSIZE holds each file to the bytes left", n, diskwatch.Interval.Round(time.Millisecond))
 	if n > counted {
 		d += fmt.Sprintf("; %d file system(s) without inode counts are walked instead", n-counted)
 	}

@@ -5,13 +5,15 @@
 // more than its limit, in bytes or in inodes.
 //
 // What it measures is each file system's free space and free inodes, one
-// statfs per file system per poll, against the values at the start: exact
-// where nothing else writes that file system, and conservative where
-// something does (another writer's bytes count against the sandbox, never
-// the other way round). A burst between two polls is bounded by one poll
-// ([Interval]) of writes, and by the last sample when the command exits:
-// a command that ends over its limit is reported too. A single file is
-// bounded by RLIMIT_FSIZE, lowered to the bytes left.
+// statfs per file system per poll, against the values at the start. It is
+// exact where nothing else writes that file system. Another writer's use
+// counts against the sandbox; what another writer frees on the same file
+// system offsets the sandbox's use there, but each file system counts only
+// what it lost, so space freed on one never pays for another. A burst
+// between two polls is bounded by one poll ([Interval]) of writes, and by
+// the last sample when the command exits: a command that ends over its
+// limit is reported too. A single file is bounded by RLIMIT_FSIZE, lowered
+// to the bytes left.
 package diskwatch
 
 import (
@@ -192,7 +194,10 @@ func (b *diskBaseline) usage(inodeLimit int64, final bool) (bytes, inodes int64,
 		if err != nil {
 			return 0, 0, fmt.Errorf("disk watch: %s: %w", root, err)
 		}
-		bytes += b.start[i].availBytes - st.availBytes
+		// Each file system counts what it lost, never what it gained:
+		// space another writer frees on one must not pay for what the
+		// sandbox writes on another.
+		bytes += max(b.start[i].availBytes-st.availBytes, 0)
 		if base, ok := b.walk[i]; ok {
 			l := b.last[i]
 			if !final && time.Since(l.at) < 10*l.took {
@@ -204,7 +209,7 @@ func (b *diskBaseline) usage(inodeLimit int64, final bool) (bytes, inodes int64,
 			inodes += n - base
 			continue
 		}
-		inodes += b.start[i].freeInodes - st.freeInodes
+		inodes += max(b.start[i].freeInodes-st.freeInodes, 0)
 	}
 	return bytes, inodes, nil
 }

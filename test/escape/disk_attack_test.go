@@ -56,7 +56,10 @@ func duBytes(dir string) (bytes int64, files int) {
 // with the --disk message, and what was written stays within one poll
 // (and one file's RLIMIT_FSIZE) of the limit. Control: the same writes
 // with no disk limit all land. Not parallel: the limit is a free-space
-// delta.
+// delta, and the working directory's file system is shared with the rest
+// of the host, whose writers can move it by a few MiB while a case runs;
+// the cases keep that far from the bound (the inode test, on a quiet
+// file system, keeps closer).
 func TestDiskGrantOtherFileSystem(t *testing.T) {
 	const limit = 20 << 20
 	cases := []struct {
@@ -66,8 +69,7 @@ func TestDiskGrantOtherFileSystem(t *testing.T) {
 		refused bool
 	}{
 		{"well under the limit", 10, limit, false},
-		{"at the limit, less the other writers' noise", 16, limit, false},
-		{"just past the limit", 22, limit, true},
+		{"past the limit by as much", 26, limit, true},
 		{"the attack: 150 MiB", 150, limit, true},
 		{"control: no disk limit", 150, -1, false},
 	}
@@ -92,9 +94,14 @@ func TestDiskGrantOtherFileSystem(t *testing.T) {
 			if r.Err == nil {
 				t.Fatalf("wrote %d bytes into a grant on another file system under --disk %d, unrefused: %s", bytes, tc.disk, r)
 			}
+			// Either the watch killed it (the --disk message), or the
+			// file-size budget it lowered to the bytes left stopped the
+			// write (SIGXFSZ in the writer, the probe's own exit 3)
+			// before the limit was passed.
 			ee := exitError(t, r.Err)
-			if !strings.Contains(ee.Reason(), "--disk") {
-				t.Fatalf("Reason() = %q, want the --disk message", ee.Reason())
+			budget := r.Code == 3 && strings.Contains(r.Stderr, "File size limit exceeded") && bytes <= limit
+			if !strings.Contains(ee.Reason(), "--disk") && !budget {
+				t.Fatalf("Reason() = %q, want the --disk message: %s", ee.Reason(), r)
 			}
 			// One poll of 1 MiB writes, and one file, past the limit at
 			// most: far from the 190 MB of the finding.
@@ -110,11 +117,22 @@ func TestDiskGrantOtherFileSystem(t *testing.T) {
 // files on tmpfs with no message. Now the burst is refused with the
 // --disk-inodes message, by the poll or by the last sample when the
 // command ends, and what it made is within one poll's worth of the
-// bound (the number is logged). Just under the bound passes. Control:
+// bound (the number is logged). Under the bound passes. The cases stay
+// 50 files from the bound: /dev/shm is shared with the host's other
+// users, whose files count too and whose deletions offset. Control:
 // with no inode limit all 500 are made. In the private /tmp and in a
-// writable grant on tmpfs.
+// writable grant on tmpfs. The sandbox's state (its private /tmp) is made
+// on tmpfs too (TMPDIR), where no other writer of the host moves the
+// free-inode count: on a busy shared file system other writers' files
+// count too, and what they delete offsets.
 func TestDiskInodeBurst(t *testing.T) {
 	const limit = 100
+	state, err := os.MkdirTemp("/dev/shm", "moat-disk-state-")
+	if err != nil {
+		t.Fatalf("a state directory on tmpfs: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(state) })
+	t.Setenv("TMPDIR", state)
 	cases := []struct {
 		name    string
 		where   string // "tmp" or "grant"
@@ -122,12 +140,12 @@ func TestDiskInodeBurst(t *testing.T) {
 		inodes  int64
 		refused bool
 	}{
-		{"private tmp: under the bound", "tmp", 70, limit, false},
-		{"private tmp: just past the bound", "tmp", 120, limit, true},
+		{"private tmp: under the bound", "tmp", 50, limit, false},
+		{"private tmp: past the bound", "tmp", 150, limit, true},
 		{"private tmp: the burst of 500", "tmp", 500, limit, true},
 		{"private tmp: control without a limit", "tmp", 500, -1, false},
-		{"tmpfs grant: under the bound", "grant", 70, limit, false},
-		{"tmpfs grant: just past the bound", "grant", 120, limit, true},
+		{"tmpfs grant: under the bound", "grant", 50, limit, false},
+		{"tmpfs grant: past the bound", "grant", 150, limit, true},
 		{"tmpfs grant: the burst of 500", "grant", 500, limit, true},
 		{"tmpfs grant: control without a limit", "grant", 500, -1, false},
 	}
@@ -137,7 +155,12 @@ func TestDiskInodeBurst(t *testing.T) {
 			target := "/tmp/burst"
 			var grant string
 			if tc.where == "grant" {
-				grant = otherFSDir(t, newSandbox(t, moat.Config{}))
+				d, err := os.MkdirTemp("/dev/shm", "moat-disk-grant-")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { os.RemoveAll(d) })
+				grant = d
 				cfg.Grants = []moat.Grant{{Path: grant, Access: moat.READ | moat.WRITE}}
 				target = grant
 			}
