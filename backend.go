@@ -139,6 +139,7 @@ func (s *Sandbox) report() Report {
 	if !own {
 		r.Layers = append(r.Layers, s.wx)
 	}
+	r.Layers = append(r.Layers, s.diskLayer()) // disk.go
 	return r
 }
 

@@ -74,15 +74,19 @@ type Cmd struct {
 	closeAfterStart []io.Closer
 	closeAfterWait  []io.Closer
 
-	mu       sync.Mutex
-	reason   string
-	fileSize int64 // RLIMIT_FSIZE the command started with: what was left of the disk limit, if less than the file size limit
-	timer    *time.Timer
-	watchdog func()
-	ctxDone  chan struct{}
-	started  bool
-	finished bool
-	done     chan struct{}
+	mu     sync.Mutex
+	reason string
+	// overAtExit is set when the disk watch's last sample, after the
+	// command ended, found a limit passed (disk.go): the command fails
+	// even if it exited 0.
+	overAtExit bool
+	fileSize   int64 // RLIMIT_FSIZE the command started with: what was left of the disk limit, if less than the file size limit
+	timer      *time.Timer
+	watchdog   func()
+	ctxDone    chan struct{}
+	started    bool
+	finished   bool
+	done       chan struct{}
 }
 
 func (s *Sandbox) newCmd(name string, args []string) *Cmd {
@@ -374,6 +378,12 @@ func (c *Cmd) Wait() error {
 	c.sb.untrack(c)
 	if waitErr != nil {
 		return errorf("wait: %w", waitErr)
+	}
+	c.mu.Lock()
+	over, overReason := c.overAtExit, c.reason
+	c.mu.Unlock()
+	if over && state.Success() {
+		return &ExitError{ProcessState: state, reason: overReason}
 	}
 	if !state.Success() {
 		c.sb.noteExit(c.Path, state.ExitCode())

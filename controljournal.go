@@ -7,13 +7,17 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/moat-sandbox/moat/internal/gitguard"
+	"github.com/moat-sandbox/moat/internal/paths"
 	"github.com/moat-sandbox/moat/internal/spec"
+	"github.com/moat-sandbox/moat/internal/workspace"
 )
 
 // The run journal and the quarantine.
@@ -92,12 +96,15 @@ func isTopControlName(name string) bool {
 // stateRootOverride replaces the state directory in tests.
 var stateRootOverride string
 
-// moatStateRoot is the user's moat state directory: $XDG_STATE_HOME/moat,
-// else ~/.local/state/moat, else moat-state-UID in the temporary
-// directory; made 0700, and used only when it is a directory of this
-// user's that nobody else may enter.
+// moatStateRoot is the user's moat state directory: the first usable of
+// workspace.StateRootCandidates ($XDG_STATE_HOME/moat,
+// ~/.local/state/moat for $HOME and then for the passwd entry's home,
+// /run/user/UID/moat-state, /var/tmp/moat-state-UID), made 0700, and
+// used only when it is a directory of this user's that nobody else may
+// enter. It never falls back into the system temporary directory; with
+// no usable place it is an error that says how to name one.
 func moatStateRoot() (string, error) {
-	key := stateRootOverride + "\x00" + os.Getenv("XDG_STATE_HOME") + "\x00" + os.Getenv("HOME") + "\x00" + os.TempDir()
+	key := stateRootOverride + "\x00" + os.Getenv("XDG_STATE_HOME") + "\x00" + os.Getenv("HOME")
 	stateRootCache.Lock()
 	defer stateRootCache.Unlock()
 	if stateRootCache.key == key && privateDir(stateRootCache.root) == nil {
@@ -118,36 +125,63 @@ var stateRootCache struct {
 }
 
 func findStateRoot() (string, error) {
-	var cands []string
+	var cands []workspace.StateRootCandidate
 	if stateRootOverride != "" {
-		cands = []string{stateRootOverride}
+		cands = []workspace.StateRootCandidate{{Path: stateRootOverride}}
 	} else {
-		if x := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
-			cands = append(cands, filepath.Join(x, "moat"))
-		}
-		if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
-			cands = append(cands, filepath.Join(h, ".local", "state", "moat"))
-		}
-		cands = append(cands, filepath.Join(os.TempDir(), fmt.Sprintf("moat-state-%d", os.Geteuid())))
+		cands = workspace.StateRootCandidates(os.Getenv("XDG_STATE_HOME"), os.Getenv("HOME"), passwdHome, os.Geteuid())
 	}
-	var last error
+	var tried []string
 	for _, c := range cands {
-		if err := os.MkdirAll(c, 0o700); err != nil {
-			last = err
-			continue
+		r, err := useStateRoot(c)
+		if err == nil {
+			return r, nil
 		}
-		r, err := filepath.EvalSymlinks(c)
-		if err != nil {
-			last = err
-			continue
-		}
-		if err := privateDir(r); err != nil {
-			last = err
-			continue
-		}
-		return r, nil
+		tried = append(tried, paths.Bare(err).Error())
 	}
-	return "", errorf("state directory: %v", last)
+	return "", errorf("state directory: no private place for moat's state (run journals, quarantine); set XDG_STATE_HOME to a directory of yours (tried: %s)", strings.Join(tried, "; "))
+}
+
+// useStateRoot makes candidate c and returns its resolved path when it is
+// a private directory of this user's.
+func useStateRoot(c workspace.StateRootCandidate) (string, error) {
+	if c.Shared {
+		if err := workspace.MakeSharedStateRoot(c.Path, os.Geteuid()); err != nil {
+			return "", err
+		}
+		return c.Path, nil
+	}
+	if err := os.MkdirAll(c.Path, 0o700); err != nil {
+		return "", err
+	}
+	r, err := filepath.EvalSymlinks(c.Path)
+	if err != nil {
+		return "", err
+	}
+	if err := privateDir(r); err != nil {
+		return "", err
+	}
+	return r, nil
+}
+
+// legacyStateRoot is where an earlier moat fell back to with no usable
+// HOME: moat-state-UID in the system temporary directory. Only its
+// journals are still swept (when it is a private directory of this
+// user's); nothing new is written there.
+func legacyStateRoot() string {
+	if stateRootOverride != "" {
+		return stateRootOverride
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("moat-state-%d", os.Geteuid()))
+}
+
+// passwdHome is the home directory of this user's passwd entry, or "".
+func passwdHome() string {
+	u, err := user.LookupId(strconv.Itoa(os.Geteuid()))
+	if err != nil {
+		return ""
+	}
+	return u.HomeDir
 }
 
 // stateSub makes (0700) and returns the directory name under the state
@@ -291,6 +325,11 @@ func SweepCrashedRuns() []Refusal {
 	}
 	sweeper := &Sandbox{id: randomID()}
 	sweeper.sweepJournals(root)
+	if legacy := legacyStateRoot(); legacy != root && privateDir(legacy) == nil {
+		// Runs of an earlier moat kept their journals there; theirs are
+		// undone where they were recorded.
+		sweeper.sweepJournals(legacy)
+	}
 	found := sweeper.refused.snapshot()
 	if len(found) > 0 {
 		crashPending.Lock()

@@ -1,6 +1,11 @@
 package moat
 
-import "github.com/moat-sandbox/moat/internal/diskwatch"
+import (
+	"fmt"
+	"time"
+
+	"github.com/moat-sandbox/moat/internal/diskwatch"
+)
 
 // diskLimit returns the bytes the working directory's file system may lose
 // while a command runs: the configured value, or half the space free now.
@@ -53,10 +58,17 @@ func (s *Sandbox) inodeLimit() int64 {
 	return max(limit, 1)
 }
 
-// diskRoots are the host directories the sandbox writes to besides its
-// grants: the working directory and the private roots.
+// diskRoots are every host place the sandbox may write, on whatever file
+// system each lies: the working directory, the private roots, and the
+// writable grants. The disk watch counts each file system once.
 func (s *Sandbox) diskRoots() []string {
-	return append([]string{s.workDir}, s.privateRoots()...)
+	roots := append([]string{s.workDir}, s.privateRoots()...)
+	for _, g := range s.cfg.Grants {
+		if g.Access.CanWrite() {
+			roots = append(roots, g.Path)
+		}
+	}
+	return roots
 }
 
 // fileSizeBudget is the RLIMIT_FSIZE every command starts with when the
@@ -83,20 +95,51 @@ func (s *Sandbox) startFileSize() int64 {
 }
 
 // watchDisk kills c once the command has consumed more than the disk
-// limit, in bytes or in inodes, on the file systems of the working
-// directory and the private roots (internal/diskwatch). RLIMIT_FSIZE
-// bounds one file, and a burst (fileSizeBudget); this bounds many. It
-// returns a function that stops it.
+// limit, in bytes or in inodes, on the file systems of every writable
+// place (diskRoots, internal/diskwatch). RLIMIT_FSIZE bounds one file,
+// and a burst (fileSizeBudget); this bounds many. A place that cannot be
+// measured kills the command (fail closed), and a command that ended
+// over a limit, faster than one poll, fails with the limit's message. It
+// returns a function that stops it, after a last sample.
 func (s *Sandbox) watchDisk(c *Cmd) (stop func()) {
 	pid := 0
 	if c.Process != nil {
 		pid = c.Process.Pid
 	}
-	return diskwatch.Watch(s.diskRoots(), s.diskLimitBytes, s.diskInodeLimit, pid, c.fileSize > 0, func(e diskwatch.Exceeded) {
-		if e.Inodes {
-			c.killLimit(inodeKill(e.Limit, e.Used))
-		} else {
-			c.killLimit(diskKill(e.Limit, e.Used))
+	stop, err := diskwatch.Watch(s.diskRoots(), s.diskLimitBytes, s.diskInodeLimit, pid, c.fileSize > 0, func(e diskwatch.Exceeded) {
+		var k limitKill
+		switch {
+		case e.Unmeasured:
+			k = diskUnmeasuredKill(e.Err)
+		case e.Inodes:
+			k = inodeKill(e.Limit, e.Used)
+		default:
+			k = diskKill(e.Limit, e.Used)
 		}
+		if e.AtExit {
+			c.mu.Lock()
+			c.overAtExit = true
+			c.mu.Unlock()
+			k = k.atExit()
+		}
+		c.killLimit(k)
 	})
+	if err != nil {
+		c.killLimit(diskUnmeasuredKill(err))
+		return func() {}
+	}
+	return stop
+}
+
+// diskLayer says how the disk limits are enforced, for Report.
+func (s *Sandbox) diskLayer() Layer {
+	if s.diskLimitBytes <= 0 && s.diskInodeLimit <= 0 {
+		return Layer{Name: "disk", Detail: "no disk or inode limit"}
+	}
+	n, counted := diskwatch.FileSystems(s.diskRoots())
+	d := fmt.Sprintf("free space and free inodes of the %d file system(s) of every writable place (working directory, private temp and home, writable grants), sampled every %v and when each command ends; exact where nothing else writes them (another writer's use counts against the sandbox, and what it frees on the same file system offsets the sandbox's use there); a burst between two samples is bounded by one sample's worth of writes, and RLIMIT_FSIZE holds each file to the bytes left", n, diskwatch.Interval.Round(time.Millisecond))
+	if n > counted {
+		d += fmt.Sprintf("; %d file system(s) without inode counts are walked instead", n-counted)
+	}
+	return Layer{Name: "disk", Active: true, Detail: d}
 }

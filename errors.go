@@ -39,7 +39,9 @@ var ErrInvalidConfig = errors.New("moat: invalid config")
 type ConfigError struct {
 	// Field names the field as the message does: "nice", "io priority",
 	// "isolation", "enforcement", "env", "env passthrough", "grant" or
-	// "limits: open files".
+	// "limits: open files", "limits: memory", "limits: processes",
+	// "limits: file size", "limits: disk", "limits: disk inodes" or
+	// "limits: cpu time".
 	Field string
 	// Value is the refused value as the message spells it: 20, "NOVALUE".
 	Value string

@@ -2,6 +2,7 @@ package moat
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -44,6 +45,20 @@ func diskBudgetKill(limit int64) limitKill {
 func inodeKill(limit int64, used int64) limitKill {
 	return limitKill{"disk-inodes", "killed: the sandbox created " + strconv.FormatInt(used, 10) +
 		" files and directories, more than its " + strconv.FormatInt(limit, 10), "--disk-inodes N, Limits.DiskInodes"}
+}
+
+// atExit rewords a disk or inode kill found by the disk watch's last
+// sample, after the command ended on its own: a burst faster than one
+// poll.
+func (k limitKill) atExit() limitKill {
+	k.detail = strings.Replace(k.detail, "killed: ", "refused at exit: ", 1) + " (written faster than one poll, found when the command ended)"
+	return k
+}
+
+// diskUnmeasuredKill is the disk watch failing closed: a writable place's
+// file system could no longer be sampled.
+func diskUnmeasuredKill(err error) limitKill {
+	return limitKill{"disk", "killed: the disk limit cannot be measured: " + err.Error(), "--disk unlimited and --disk-inodes unlimited, Limits.DiskBytes and Limits.DiskInodes -1"}
 }
 
 func cpuKill(seconds int64) limitKill {

@@ -62,6 +62,9 @@ func New(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDiskPlatform(cfg.Limits); err != nil { // disk_platform_*.go
+		return nil, err
+	}
 	s := &Sandbox{cfg: cfg, id: randomID(), running: make(map[*Cmd]struct{})}
 	// The zygote's exec and runtime start while New works out the policy;
 	// openBackend hands it to the backend, and a failure before ends it.

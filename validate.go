@@ -15,8 +15,9 @@ const MaxNice = 19
 // Isolation and Enforcement are values moat defines; each Env.Set entry is
 // NAME=VALUE with a name and each Env.Passthrough entry a bare name;
 // AllowLocal holds valid prefixes; each grant has a valid, non-empty
-// access and an absolute, clean path; and Limits.OpenFiles, when set, is
-// at least [MinOpenFiles]. It does no I/O: whether paths exist, are safe
+// access and an absolute, clean path; and each limit, when set, is at
+// least its least value ([MinOpenFiles], [MinMemoryBytes] and the others
+// in limits_min.go). It does no I/O: whether paths exist, are safe
 // places and stay what they were is for [New], [CheckWorkDir] and
 // [ResolvePaths]. A field it refuses is a [*ConfigError], except a bad
 // AllowLocal prefix. [New] calls it first; a front end that builds a
@@ -63,6 +64,9 @@ func (c Config) Validate() error {
 		if !filepath.IsAbs(g.Path) || filepath.Clean(g.Path) != g.Path {
 			return &ConfigError{Field: "grant", Value: strconv.Quote(g.Path), Problem: "path must be absolute and clean"}
 		}
+	}
+	if err := checkLimitMinimums(c.Limits); err != nil { // limits_min.go
+		return err
 	}
 	return checkOpenFiles(c.Limits.OpenFiles)
 }

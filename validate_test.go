@@ -38,6 +38,17 @@ func TestConfigValidate(t *testing.T) {
 		{"grant unknown bits", Config{Grants: []Grant{{Path: "/a", Access: 0x40}}}, `moat: grant "/a": invalid access 64`, "grant"},
 		{"too few open files", Config{Limits: Limits{OpenFiles: 3}}, "moat: limits: open files 3: too few for the sandbox's helper and the command's standard streams; want at least 32", "limits: open files"},
 		{"one below the least", Config{Limits: Limits{OpenFiles: MinOpenFiles - 1}}, "moat: limits: open files 31: too few for the sandbox's helper and the command's standard streams; want at least 32", "limits: open files"},
+		// Each limit at its least value passes, one below is refused
+		// with the least named (limits_min.go).
+		{"limits at their least", Config{Limits: Limits{MemoryBytes: MinMemoryBytes, Processes: MinProcesses, FileSizeBytes: MinFileSizeBytes, DiskBytes: MinDiskBytes, DiskInodes: MinDiskInodes, CPUSeconds: MinCPUSeconds}}, "", ""},
+		{"limits unlimited", Config{Limits: Limits{MemoryBytes: -1, Processes: -1, FileSizeBytes: -1, DiskBytes: -1, DiskInodes: -1, CPUSeconds: -1}}, "", ""},
+		{"memory of one byte", Config{Limits: Limits{MemoryBytes: 1}}, "moat: limits: memory 1: below the least that lets a command start; want at least 16M (16777216 bytes), or unlimited", "limits: memory"},
+		{"memory one below", Config{Limits: Limits{MemoryBytes: MinMemoryBytes - 1}}, "moat: limits: memory 16777215: below the least that lets a command start; want at least 16M (16777216 bytes), or unlimited", "limits: memory"},
+		{"processes one below", Config{Limits: Limits{Processes: MinProcesses - 1}}, "moat: limits: processes 15: below the least that lets a command start; want at least 16, or unlimited", "limits: processes"},
+		{"file size one below", Config{Limits: Limits{FileSizeBytes: MinFileSizeBytes - 1}}, "moat: limits: file size 1023: below the least that lets a command start; want at least 1K (1024 bytes), or unlimited", "limits: file size"},
+		{"disk of one byte", Config{Limits: Limits{DiskBytes: 1}}, "moat: limits: disk 1: below the least that lets a command start; want at least 1M (1048576 bytes), or unlimited", "limits: disk"},
+		{"disk inodes one below", Config{Limits: Limits{DiskInodes: MinDiskInodes - 1}}, "moat: limits: disk inodes 15: below the least that lets a command start; want at least 16, or unlimited", "limits: disk inodes"},
+		{"disk inodes one", Config{Limits: Limits{DiskInodes: 1}}, "moat: limits: disk inodes 1: below the least that lets a command start; want at least 16, or unlimited", "limits: disk inodes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

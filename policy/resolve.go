@@ -159,10 +159,16 @@ func (r *Result) checkPlaces() error {
 // validKeys names each field that moat.Config.Validate may refuse by the
 // key that sets it, for its message.
 var validKeys = map[string]string{
-	"nice":               "limits.nice",
-	"io priority":        "limits.io-priority",
-	"isolation":          "isolation",
-	"limits: open files": "limits.max-open-files",
+	"nice":                "limits.nice",
+	"io priority":         "limits.io-priority",
+	"isolation":           "isolation",
+	"limits: open files":  "limits.max-open-files",
+	"limits: memory":      "limits.max-memory",
+	"limits: processes":   "limits.max-processes",
+	"limits: file size":   "limits.max-file-size",
+	"limits: disk":        "limits.max-disk",
+	"limits: disk inodes": "limits.max-disk-inodes",
+	"limits: cpu time":    "limits.max-cpu-time",
 }
 
 // validate checks r's Config with moat's own rules ([moat.Config.Validate])

@@ -20,6 +20,9 @@ func (f *sandboxFlags) settings() (policy.Result, error) {
 	if f.merged != nil {
 		return *f.merged, nil
 	}
+	if err := f.checkZeroLimits(); err != nil { // limits_zero.go
+		return policy.Result{}, err
+	}
 	layers := []policy.Layer{{Isolation: &cliIsolation}}
 	if path := f.layered.configFile.s; path != "" {
 		file, err := f.loadConfig(path) // heel.go: - is standard input

@@ -53,7 +53,7 @@ func TestSandboxConfig(t *testing.T) {
 		}, want: moat.Config{Limits: moat.Limits{
 			MemoryBytes: -1, CPUSeconds: -1, FileSizeBytes: -1, Processes: -1, OpenFiles: -1, DiskBytes: -1,
 		}}},
-		{name: "zero keeps defaults", args: []string{"--memory", "0", "--timeout", "0"}, want: moat.Config{}},
+		{name: "zero timeout keeps the default", args: []string{"--timeout", "0"}, want: moat.Config{}},
 		{name: "timeout in bare seconds", args: []string{"--timeout", "45"}, want: moat.Config{Limits: moat.Limits{Timeout: 45 * time.Second}}},
 		{name: "nice", args: []string{"--nice", "10"}, want: moat.Config{Nice: 10}},
 		{name: "io priority utility", args: []string{"--io-priority", "utility"}, want: moat.Config{IOPriority: moat.IOPriorityUtility}},

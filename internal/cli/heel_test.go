@@ -92,9 +92,9 @@ func TestHeelFlagAliases(t *testing.T) {
 					t.Errorf("the file was not read: %+v", p.cfg)
 				}
 			}},
-		{"the file's limit beaten by an alias", []string{"-c", cfgFile, "--max-processes", "9"}, []string{"--config", cfgFile, "--processes", "9"},
+		{"the file's limit beaten by an alias", []string{"-c", cfgFile, "--max-processes", "19"}, []string{"--config", cfgFile, "--processes", "19"},
 			func(t *testing.T, p parsed) {
-				if p.cfg.Limits.Processes != 9 {
+				if p.cfg.Limits.Processes != 19 {
 					t.Errorf("processes %d", p.cfg.Limits.Processes)
 				}
 			}},

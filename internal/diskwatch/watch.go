@@ -1,40 +1,96 @@
 // Package diskwatch bounds what a sandboxed command writes to disk: it
-// samples the file systems the sandbox writes to and reports a command
-// that has consumed more than its limit, in bytes or in inodes.
+// samples the file systems of every place the sandbox may write (its
+// working directory, private temp and home, and writable grants, on
+// whatever file system each lies) and reports a command that has consumed
+// more than its limit, in bytes or in inodes.
+//
+// What it measures is each file system's free space and free inodes, one
+// statfs per file system per poll, against the values at the start. It is
+// exact where nothing else writes that file system. Another writer's use
+// counts against the sandbox; what another writer frees on the same file
+// system offsets the sandbox's use there, but each file system counts only
+// what it lost, so space freed on one never pays for another. A burst
+// between two polls is bounded by one poll ([Interval]) of writes, and by
+// the last sample when the command exits: a command that ends over its
+// limit is reported too. A single file is bounded by RLIMIT_FSIZE, lowered
+// to the bytes left.
 package diskwatch
 
 import (
+	"fmt"
 	"io/fs"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
 // Exceeded says which limit a command passed: Inodes false is the byte
-// limit. Used is what it consumed of that limit.
+// limit. Used is what it consumed of that limit. Unmeasured, with Err,
+// says that a place could no longer be measured: the watch fails closed
+// and reports it like a limit passed. The zero value is the byte limit.
 type Exceeded struct {
 	Inodes bool
 	Limit  int64
 	Used   int64
+	// AtExit is set when the excess was found by the last sample, after
+	// the command ended: it was faster than one poll.
+	AtExit bool
+	// Unmeasured is set when a place's file system could not be sampled;
+	// Err says why.
+	Unmeasured bool
+	Err        error
 }
 
-// Watch samples the file systems of roots (the first is the working
-// directory; the rest are counted when they can be read) every interval
-// and calls exceeded once, from its own goroutine, when a command has
-// consumed more than limit bytes or inodeLimit inodes since the start;
-// zero means no limit. While neither is passed and lowerFileSize is set,
-// the RLIMIT_FSIZE of process pid is lowered to the bytes left, so a
-// single burst cannot outrun the sampling. It returns a function that
-// stops watching.
-func Watch(roots []string, limit, inodeLimit int64, pid int, lowerFileSize bool, exceeded func(Exceeded)) (stop func()) {
+// Interval is how often the watch samples the file systems; a burst of
+// writes between two samples is what it can miss until the next one, or
+// the command's end.
+const Interval = watchInterval
+
+// Watch samples the file systems of roots every Interval and calls
+// exceeded once, from its own goroutine, when a command has consumed more
+// than limit bytes or inodeLimit inodes since the start; zero means no
+// limit. Every root must be measurable: one whose file system cannot be
+// sampled at the start is an error, and later is reported as Unmeasured.
+// While neither limit is passed and lowerFileSize is set, the
+// RLIMIT_FSIZE of process pid is lowered to the bytes left, so a single
+// burst cannot outrun the sampling. The function it returns stops
+// watching after one last sample, which reports (from the caller's
+// goroutine) what a command that already ended consumed past the limits.
+func Watch(roots []string, limit, inodeLimit int64, pid int, lowerFileSize bool, exceeded func(Exceeded)) (stop func(), err error) {
 	if limit <= 0 && inodeLimit <= 0 {
-		return func() {}
+		return func() {}, nil
 	}
 	base, err := newBaseline(roots, inodeLimit)
 	if err != nil {
-		return func() {}
+		return nil, err
+	}
+	var once sync.Once
+	report := func(e Exceeded) { once.Do(func() { exceeded(e) }) }
+	check := func(atExit bool) bool {
+		used, files, err := base.usage(inodeLimit, atExit)
+		switch {
+		case err != nil:
+			report(Exceeded{Unmeasured: true, Err: err, AtExit: atExit})
+		case limit > 0 && used > limit:
+			report(Exceeded{Limit: limit, Used: used, AtExit: atExit})
+		case inodeLimit > 0 && files > inodeLimit:
+			report(Exceeded{Inodes: true, Limit: inodeLimit, Used: files, AtExit: atExit})
+		default:
+			if !atExit && limit > 0 && lowerFileSize && used > 0 {
+				// Free space also moves by a few blocks on its own
+				// (ext4 gives back preallocations), so what is
+				// measured can fall short of what was written: the
+				// burst is stopped measureSlack early, never late.
+				setFileSizeLimit(pid, max(limit-used-measureSlack, 1))
+			}
+			return false
+		}
+		return true
 	}
 	done := make(chan struct{})
+	finished := make(chan struct{})
 	go func() {
+		defer close(finished)
 		t := time.NewTicker(watchInterval)
 		defer t.Stop()
 		for {
@@ -43,24 +99,16 @@ func Watch(roots []string, limit, inodeLimit int64, pid int, lowerFileSize bool,
 				return
 			case <-t.C:
 			}
-			used, files := base.usage(inodeLimit)
-			switch {
-			case limit > 0 && used > limit:
-				exceeded(Exceeded{Limit: limit, Used: used})
+			if check(false) {
 				return
-			case inodeLimit > 0 && files > inodeLimit:
-				exceeded(Exceeded{Inodes: true, Limit: inodeLimit, Used: files})
-				return
-			case limit > 0 && lowerFileSize && used > 0:
-				// Free space also moves by a few blocks on its own (ext4
-				// gives back preallocations), so what is measured can
-				// fall short of what was written: the burst is stopped
-				// measureSlack early, never late.
-				setFileSizeLimit(pid, max(limit-used-measureSlack, 1))
 			}
 		}
 	}()
-	return func() { close(done) }
+	return func() {
+		close(done)
+		<-finished
+		check(true)
+	}, nil
 }
 
 // measureSlack is what a file-size limit lowered to the bytes left holds
@@ -78,6 +126,25 @@ func FreeInodes(roots []string) int64 {
 		}
 	}
 	return free
+}
+
+// FileSystems counts the distinct file systems that hold roots, and says
+// how many of them count inodes in statfs (the others are walked); roots
+// that cannot be sampled are left out.
+func FileSystems(roots []string) (n, countInodes int) {
+	seen := map[[2]int32]bool{}
+	for _, root := range roots {
+		st, err := statFS(root)
+		if err != nil || seen[st.id] {
+			continue
+		}
+		seen[st.id] = true
+		n++
+		if st.totalInodes > 0 {
+			countInodes++
+		}
+	}
+	return n, countInodes
 }
 
 // diskBaseline is the state of the file systems the sandbox writes to when
@@ -101,10 +168,7 @@ func newBaseline(roots []string, inodeLimit int64) (*diskBaseline, error) {
 	for _, root := range roots {
 		st, err := statFS(root)
 		if err != nil {
-			if len(b.roots) == 0 {
-				return nil, err // the working directory itself
-			}
-			continue
+			return nil, fmt.Errorf("disk watch: %s: %w", root, err)
 		}
 		if seen[st.id] {
 			continue
@@ -119,19 +183,24 @@ func newBaseline(roots []string, inodeLimit int64) (*diskBaseline, error) {
 	return b, nil
 }
 
-// usage returns the bytes and inodes consumed since the baseline. Walks
-// are bounded: each stops once it has seen more than inodeLimit new
-// entries, and runs at most once per ten times its last duration.
-func (b *diskBaseline) usage(inodeLimit int64) (bytes, inodes int64) {
+// usage returns the bytes and inodes consumed since the baseline, or an
+// error when a file system can no longer be sampled. Walks are bounded:
+// each stops once it has seen more than inodeLimit new entries, and runs
+// at most once per ten times its last duration, except the last sample
+// (final), which always walks.
+func (b *diskBaseline) usage(inodeLimit int64, final bool) (bytes, inodes int64, err error) {
 	for i, root := range b.roots {
 		st, err := statFS(root)
 		if err != nil {
-			continue
+			return 0, 0, fmt.Errorf("disk watch: %s: %w", root, err)
 		}
-		bytes += b.start[i].availBytes - st.availBytes
+		// Each file system counts what it lost, never what it gained:
+		// space another writer frees on one must not pay for what the
+		// sandbox writes on another.
+		bytes += max(b.start[i].availBytes-st.availBytes, 0)
 		if base, ok := b.walk[i]; ok {
 			l := b.last[i]
-			if time.Since(l.at) < 10*l.took {
+			if !final && time.Since(l.at) < 10*l.took {
 				continue
 			}
 			t := time.Now()
@@ -140,9 +209,9 @@ func (b *diskBaseline) usage(inodeLimit int64) (bytes, inodes int64) {
 			inodes += n - base
 			continue
 		}
-		inodes += b.start[i].freeInodes - st.freeInodes
+		inodes += max(b.start[i].freeInodes-st.freeInodes, 0)
 	}
-	return bytes, inodes
+	return bytes, inodes, nil
 }
 
 // countEntries counts the entries below root, stopping past stop when

@@ -45,13 +45,31 @@ type fsCase struct {
 	script  string // run by sh in the cwd, with $C, $H, $P expanded
 	run     fsRun
 	control fsRun
+	base    string // where the fixture is made: "" for a fresh t.TempDir()
 }
 
 // fsFixture makes the layout in a fresh directory and returns the cwd, the
 // home and the parent.
 func fsFixture(t *testing.T, l ...fsLayout) (c, h, p string) {
 	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
+	return fsFixtureIn(t, "", l...)
+}
+
+// fsFixtureIn is fsFixture in a fresh directory made in dir, or in a
+// fresh t.TempDir() when dir is "".
+func fsFixtureIn(t *testing.T, dir string, l ...fsLayout) (c, h, p string) {
+	t.Helper()
+	if dir == "" {
+		dir = t.TempDir()
+	} else {
+		d, err := os.MkdirTemp(dir, "moat-fsfixture-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		dir = d
+	}
+	base, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +148,7 @@ func execPolicy(t *testing.T, doc map[string]any, cwd, home string, start func()
 
 func (fc fsCase) exec(t *testing.T, r fsRun, start func(c, h string)) {
 	t.Helper()
-	c, h, p := fsFixture(t, fc.layout, r.extra)
+	c, h, p := fsFixtureIn(t, fc.base, fc.layout, r.extra)
 	exp := func(ss []string) []string {
 		out := []string{}
 		for _, s := range ss {
@@ -434,22 +452,33 @@ func TestPolicyFilesystem(t *testing.T) {
 // TestPolicyDenyCreatedAfterStart: a file matching a deny pattern that the
 // host creates after the sandbox started is unreadable too (Heimdall reads
 // it), in the cwd and in a subdirectory. The control runs without the
-// pattern and reads both.
+// pattern and reads both. Where the cwd lies under the host's /tmp, which
+// the sandbox's own private /tmp is laid over, the private /tmp's
+// writability wins (Landlock's rule on /tmp reaches every path beneath
+// it): a file the host creates there later is readable, as the Report's
+// gap says; existing denied files stay masked (TestPolicyFilesystem).
 func TestPolicyDenyCreatedAfterStart(t *testing.T) {
 	script := `i=0; while [ ! -e sub/.env.late ] || [ ! -e .env.late ]; do i=$((i+1)); [ $i -gt 200 ] && break; sleep 0.05; done; ` +
 		`cat .env.late 2>/dev/null || printf top-denied; printf :; cat sub/.env.late 2>/dev/null || printf sub-denied; printf :; cat sub/plain.txt`
-	fc := fsCase{layout: fsLayout{"C/sub/plain.txt": "plain"}, script: script}
 	late := func(c, h string) {
 		time.Sleep(200 * time.Millisecond)
 		writeFile(t, filepath.Join(c, "sub/.env.late"), "LATE-SUB")
 		writeFile(t, filepath.Join(c, ".env.late"), "LATE-TOP")
 	}
-	t.Run("policy", func(t *testing.T) {
-		fc.exec(t, fsRun{deny: []string{"**/.env*"}, want: "top-denied:sub-denied:plain"}, late)
-	})
-	t.Run("control", func(t *testing.T) {
-		fc.exec(t, fsRun{want: "LATE-TOP:LATE-SUB:plain"}, late)
-	})
+	cases := []struct {
+		name, base, want string
+		deny             []string
+	}{
+		{"policy, cwd outside the temp directories", home(t), "top-denied:sub-denied:plain", []string{"**/.env*"}},
+		{"control, cwd outside the temp directories", home(t), "LATE-TOP:LATE-SUB:plain", nil},
+		{"policy, cwd under /tmp: the private /tmp stays writable", "/tmp", "LATE-TOP:LATE-SUB:plain", []string{"**/.env*"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fc := fsCase{layout: fsLayout{"C/sub/plain.txt": "plain"}, script: script + "; touch /tmp/x && printf :tmp-ok", base: tc.base}
+			fc.exec(t, fsRun{deny: tc.deny, want: tc.want + ":tmp-ok"}, late)
+		})
+	}
 }
 
 // TestPolicyFilesystemErrors: invalid patterns and fragments stop the run

@@ -92,7 +92,8 @@ func (e *Engine) buildBaseSpec() helperSpec {
 	}
 	s.WriteExec = append(s.WriteExec, p.Scratch...)
 	e.applyLevel(&s)
-	e.applyFS(&s) // host_fspolicy_linux.go
+	e.applyFS(&s)                 // host_fspolicy_linux.go
+	e.keepPrivateTempWritable(&s) // host_privatetemp_linux.go
 	s.Rlimits = e.rlimits()
 	return s
 }

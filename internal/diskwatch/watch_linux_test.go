@@ -1,0 +1,83 @@
+package diskwatch
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestWatchDiskBurstAtExit: a burst of files made faster than one poll,
+// by a command that then ends, is still reported, by the last sample
+// that stop takes; a place that cannot be sampled fails closed, at the
+// start (an error) and later (Unmeasured). The controls stay under
+// generous limits and report nothing. Other writers of the file system
+// only add to what is measured, so the bounds hold on a shared host.
+func TestWatchDiskBurstAtExit(t *testing.T) {
+	cases := []struct {
+		name       string
+		files      int
+		inodeLimit int64
+		remove     bool // remove the root before stop
+		want       string
+	}{
+		{"burst past the inode limit", 200, 100, false, "inodes"},
+		{"control: under a generous limit", 20, 100000, false, ""},
+		{"a root that disappears is unmeasured", 0, 100000, true, "unmeasured"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "root")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			var got []Exceeded
+			stop, err := Watch([]string{dir}, 0, tc.inodeLimit, 0, false, func(e Exceeded) {
+				mu.Lock()
+				got = append(got, e)
+				mu.Unlock()
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(i)), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.remove {
+				if err := os.RemoveAll(dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stop()
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) > 1 {
+				t.Fatalf("reported %d times: %+v", len(got), got)
+			}
+			switch tc.want {
+			case "":
+				if len(got) != 0 {
+					t.Fatalf("control reported %+v", got)
+				}
+			case "inodes":
+				if len(got) != 1 || !got[0].Inodes || got[0].Used < 100 {
+					t.Fatalf("got %+v, want the inode limit passed", got)
+				}
+			case "unmeasured":
+				if len(got) != 1 || !got[0].Unmeasured || got[0].Err == nil {
+					t.Fatalf("got %+v, want an unmeasured place", got)
+				}
+			}
+		})
+	}
+	// A root that cannot be sampled at the start is an error, not a
+	// watch that counts nothing.
+	if _, err := Watch([]string{t.TempDir(), "/nonexistent/moat-disk-root"}, 1<<20, 0, 0, false, func(Exceeded) {}); err == nil || !strings.Contains(err.Error(), "/nonexistent/moat-disk-root") {
+		t.Fatalf("Watch with an unmeasurable root = %v, want an error naming it", err)
+	}
+}
