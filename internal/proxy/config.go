@@ -94,11 +94,13 @@ type Config struct {
 	// denied (refusals of local addresses and failed resolutions
 	// included), before the proxy dials: once per CONNECT or SOCKS5
 	// connection and once per forwarded HTTP request, including requests
-	// that reuse a kept upstream connection. An error refuses the
-	// connection with the reason "audit log write failed". It may be
-	// called from many goroutines at once. Nil audits nothing. Requests
-	// refused before a decision (malformed requests, failed
-	// authentication) are not audited.
+	// that reuse a kept upstream connection; and once per connection
+	// refused past MaxConns (Record.ConnLimit). An error refuses the
+	// connection with the reason "audit log write failed", or "audit log
+	// full" when it is ErrAuditFull. It may be called from many
+	// goroutines at once. Nil audits nothing. Requests refused before a
+	// decision (malformed requests, failed authentication) are not
+	// audited.
 	Audit func(Record) error
 
 	// Resolver resolves host names. Nil means net.DefaultResolver.

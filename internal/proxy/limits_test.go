@@ -293,3 +293,34 @@ func TestResponseHeaderLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditFullRefuses: an Audit that returns ErrAuditFull refuses the
+// connection as "audit log full"; any other error as a failed write.
+func TestAuditFullRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"full", fmt.Errorf("share spent: %w", ErrAuditFull), "audit log full"},
+		{"other", io.ErrShortWrite, "audit log write failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dial := newCountingDial()
+			_, addr := startProxy(t, Config{
+				PolicyName: "allow-list", Check: allowHosts("allowed.test"),
+				Audit:    func(Record) error { return tc.err },
+				Resolver: newResolver().set("allowed.test", "127.0.0.1"), AllowLocal: loopback, Dial: dial.dial,
+			})
+			c, _, status, body := keepAlive(t, addr, "http://allowed.test:1/")
+			c.Close()
+			want := `moat: network policy allow-list: "allowed.test" is not allowed: ` + tc.want + "\n"
+			if status != 403 || body != want {
+				t.Errorf("%d %q, want 403 %q", status, body, want)
+			}
+			if dial.n.Load() != 0 {
+				t.Error("dialed")
+			}
+		})
+	}
+}
