@@ -177,3 +177,31 @@ func TestAuditThrottleFlushes(t *testing.T) {
 	}
 	a.close()
 }
+
+// FuzzAuditLine: whatever a sandbox puts in a host or a reason, and
+// whatever count, a record is one line that decodes back to its fields.
+func FuzzAuditLine(f *testing.F) {
+	f.Add("example.com", "host not in allow-list", int64(0), true)
+	f.Add("a\nb\"}{", "\u2028\x00\xff", int64(12345), false)
+	f.Fuzz(func(t *testing.T, host, reason string, repeated int64, allowed bool) {
+		r := AuditRecord{Time: time.Unix(1, 0), Sandbox: "0123456789ab", Protocol: "http", Host: host, Port: 80,
+			Allowed: allowed, Reason: reason, Repeated: repeated}
+		line, err := encodeAuditRecord(r, time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Count(line, []byte("\n")) != 1 || line[len(line)-1] != '\n' {
+			t.Fatalf("not one line: %q", line)
+		}
+		var a auditLine
+		if err := json.Unmarshal(line, &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Allowed != allowed || a.Repeated != max(repeated, 0) {
+			t.Fatalf("decoded %+v from %+v", a, r)
+		}
+		if !strings.ContainsRune(host, '\uFFFD') && strings.ToValidUTF8(host, "\uFFFD") == host && a.Host != host {
+			t.Fatalf("host %q decoded as %q", host, a.Host)
+		}
+	})
+}
