@@ -205,3 +205,33 @@ func FuzzAuditLine(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAuditDecision: one proxy decision's audit, as every request
+// pays it: written one line each (the old path, auditNetwork) or through
+// the throttle, where alike decisions past the first few are counted.
+func BenchmarkAuditDecision(b *testing.B) {
+	for _, mode := range []string{"line each", "throttled"} {
+		b.Run(mode, func(b *testing.B) {
+			log, err := OpenAuditLog(filepath.Join(b.TempDir(), "audit.jsonl"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer log.Close()
+			s := &Sandbox{id: "0123456789ab", cfg: Config{Network: Audited(AllowAll(), log)}}
+			a := newAuditThrottle(s)
+			defer a.close()
+			r := AuditRecord{Time: time.Now(), Protocol: "http", Host: "pypi.org", Port: 80, Allowed: true, Reason: `matches "pypi.org"`}
+			b.ResetTimer()
+			for range b.N {
+				if mode == "throttled" {
+					err = a.record(r)
+				} else {
+					err = s.auditNetwork(r)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
