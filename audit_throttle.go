@@ -46,6 +46,10 @@ type auditThrottle struct {
 	mu     sync.Mutex
 	timer  *time.Timer // armed while counts wait for a flush
 	closed bool
+
+	// flushing is held while counts are written, so that close returns
+	// only after a flush the timer started has written its lines.
+	flushing sync.Mutex
 }
 
 func newAuditThrottle(s *Sandbox) *auditThrottle {
@@ -100,6 +104,8 @@ func (a *auditThrottle) arm() {
 // flush writes one "repeated" line per kind of decision counted since the
 // last flush.
 func (a *auditThrottle) flush() {
+	a.flushing.Lock()
+	defer a.flushing.Unlock()
 	a.mu.Lock()
 	a.timer = nil
 	a.mu.Unlock()
@@ -147,7 +153,7 @@ func (a *auditThrottle) close() {
 		a.timer.Stop()
 	}
 	a.mu.Unlock()
-	a.flush()
+	a.flush() // after any flush in flight
 	allowed, refused, truncated := a.lim.Summary()
 	if !truncated || allowed+refused == 0 {
 		return
