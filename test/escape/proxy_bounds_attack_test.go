@@ -362,3 +362,80 @@ func TestProxyBoundsAuditBudget(t *testing.T) {
 		t.Errorf("last line %s, want a count of %d decisions not written", last.Raw, want)
 	}
 }
+
+// dnsFlood is a Python program that sends argv[1] DNS queries over TCP to
+// the sandbox's stub at 127.0.0.1:53, argv[3] to a connection, each padded
+// inside its frame to argv[2] bytes, and prints "RESULT answered=N
+// seconds=S": the answers it got, and how long they took.
+const dnsFlood = `
+import socket, struct, sys, time
+n, size, per = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+q = struct.pack(">HHHHHH", 0x6d6f, 0x0100, 1, 0, 0, 0)
+for label in b"flood.invalid".split(b"."):
+    q += bytes([len(label)]) + label
+q += b"\x00" + struct.pack(">HH", 1, 1)
+q += b"\x00" * max(size - len(q), 0)
+def recvall(s, k):
+    b = b""
+    while len(b) < k:
+        c = s.recv(k - len(b))
+        if not c:
+            raise EOFError
+        b += c
+    return b
+answered = 0
+start = time.monotonic()
+s = None
+for i in range(n):
+    if i % per == 0:
+        if s:
+            s.close()
+        s = socket.create_connection(("127.0.0.1", 53), timeout=10)
+    try:
+        s.sendall(struct.pack(">H", len(q)) + q)
+        recvall(s, struct.unpack(">H", recvall(s, 2))[0])
+        answered += 1
+    except (OSError, EOFError):
+        s.close()
+        s = None
+        if i % per != per - 1:
+            s = socket.create_connection(("127.0.0.1", 53), timeout=10)
+print("RESULT answered=%d seconds=%.3f" % (answered, time.monotonic() - start), flush=True)
+`
+
+// TestProxyBoundsDNSStub (G-dns-bound): the sandbox's DNS stub answers at
+// most 200 queries a second once a burst of 200 is spent, and no query
+// over 4 KiB; a flood of queries therefore costs the host a bounded
+// amount of work a second. Controls: a burst within the bound is
+// answered at once, and a query of exactly 4 KiB is answered.
+func TestProxyBoundsDNSStub(t *testing.T) {
+	t.Parallel()
+	need(t, "python3")
+	for _, tc := range []struct {
+		name        string
+		n, size     int
+		answered    int
+		least, most float64 // seconds
+	}{
+		{"control: 150 queries, within the burst", 150, 0, 150, 0, 1.0},
+		{"600 queries: 400 past the burst", 600, 0, 600, 1.8, 30},
+		{"control: a query of 4096 bytes", 1, 4096, 1, 0, 5},
+		{"a query of 4097 bytes", 1, 4097, 0, 0, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sb := newSandbox(t, moat.Config{})
+			needNamespaces(t, sb)
+			r := inSandbox(t, sb, "python3", "-c", dnsFlood, strconv.Itoa(tc.n), strconv.Itoa(tc.size), "64")
+			var answered int
+			var secs float64
+			if _, err := fmt.Sscanf(r.Stdout, "RESULT answered=%d seconds=%f", &answered, &secs); err != nil {
+				t.Fatalf("result: %v\n%s", err, r)
+			}
+			t.Logf("%d of %d answered in %.3f s", answered, tc.n, secs)
+			if answered != tc.answered || secs < tc.least || secs > tc.most {
+				t.Errorf("%d answered in %.3f s, want %d in [%.1f, %.1f] s", answered, secs, tc.answered, tc.least, tc.most)
+			}
+		})
+	}
+}
