@@ -66,7 +66,9 @@ func (h *httpConn) serveRequest(first bool) bool {
 		}
 		h.c.SetReadDeadline(time.Now().Add(s.cfg.HeaderTimeout))
 	}
-	h.lr.setLimit(int64(s.cfg.MaxHeaderBytes) + int64(h.br.Size()))
+	// The bytes already buffered (the first one peeked, or a pipelined
+	// request) count against the bound.
+	h.lr.setLimit(int64(s.cfg.MaxHeaderBytes) + int64(h.br.Size()-h.br.Buffered()))
 	req, err := http.ReadRequest(h.br)
 	if err != nil {
 		switch {
@@ -254,7 +256,7 @@ func (h *httpConn) tryRoundTrip(req *http.Request) (*http.Response, chan error, 
 	}
 	// One bound for every head of this exchange, 1xx ones included. The
 	// reader may have buffered up to its size past the head.
-	up.lr.setLimit(int64(h.s.cfg.MaxHeaderBytes) + int64(up.br.Size()))
+	up.lr.setLimit(int64(h.s.cfg.MaxHeaderBytes) + int64(up.br.Size()-up.br.Buffered()))
 	defer up.lr.setLimit(-1)
 	for {
 		resp, err := http.ReadResponse(up.br, req)

@@ -324,3 +324,45 @@ func TestAuditFullRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestHeaderLimit: a request head of MaxHeaderBytes is served; one
+// past MaxHeaderBytes plus the reader's 4 KiB buffer (which may hold the
+// start of a body or of the next request) is a 431, and nothing is
+// dialed for it.
+func TestRequestHeaderLimit(t *testing.T) {
+	const limit = 8 << 10
+	o := startOrigin(t, false)
+	for _, tc := range []struct {
+		name string
+		head int // total bytes of the request line and headers, final CRLF included
+		want int
+	}{
+		{"well under", 200, 200},
+		{"at the bound", limit, 200},
+		{"just past the bound and the buffer", limit + 4096 + 1, 431},
+		{"far past", 1 << 20, 431},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dial := newCountingDial()
+			_, addr := startProxy(t, Config{
+				Check: allowHosts("allowed.test"), MaxHeaderBytes: limit, Dial: dial.dial,
+				Resolver: newResolver().set("allowed.test", "127.0.0.1"), AllowLocal: loopback,
+			})
+			start := fmt.Sprintf("GET http://allowed.test:%d/ HTTP/1.1\r\nX-Big: ", o.port)
+			pad := tc.head - len(start) - len("\r\n\r\n")
+			c := rawProxy(t, addr)
+			go c.Write([]byte(start + strings.Repeat("a", pad) + "\r\n\r\n"))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.want)
+			}
+			if tc.want != 200 && dial.n.Load() != 0 {
+				t.Error("dialed for a refused head")
+			}
+		})
+	}
+}
