@@ -46,7 +46,7 @@ func NewKey(allowed bool, protocol, host string, port int, ip, reason string) Ke
 	return Key{Allowed: allowed, Protocol: protocol, Host: host, Port: port, IP: ip, Reason: reason}
 }
 
-// Verdict is what to do with one decision.
+// Verdict is what to do with one decision. The zero value is Write.
 type Verdict int
 
 const (
@@ -87,7 +87,7 @@ const (
 )
 
 // Aggregate is a count of decisions of one key that were not written one
-// by one.
+// by one. The zero value counts nothing.
 type Aggregate struct {
 	Key   Key
 	Count int64
@@ -101,8 +101,8 @@ type entry struct {
 	last    time.Time
 }
 
-// Limiter applies Limits to one sandbox's decisions. Make one with New.
-// It is safe for concurrent use.
+// Limiter applies Limits to one sandbox's decisions. Make one with New;
+// the zero value is not usable. It is safe for concurrent use.
 type Limiter struct {
 	lim Limits
 
