@@ -235,3 +235,12 @@ func BenchmarkAuditDecision(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNewAuditThrottle: what the throttle adds to starting a
+// sandbox's proxy.
+func BenchmarkNewAuditThrottle(b *testing.B) {
+	s := &Sandbox{id: "0123456789ab"}
+	for range b.N {
+		newAuditThrottle(s)
+	}
+}
