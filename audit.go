@@ -48,6 +48,15 @@ type AuditRecord struct {
 
 	// Reason says why, in a few words.
 	Reason string
+
+	// Repeated, when above zero, makes the line an aggregate: this many
+	// more decisions like this one (same protocol, host, port, address,
+	// decision and reason), the last of them at Time, were taken since
+	// the previous line for them and not written one by one. A sandbox's
+	// proxy writes the first few decisions of each kind in full and then
+	// only such counts (see GUARANTEES.md). Zero is an ordinary line, and
+	// the key is left out.
+	Repeated int64
 }
 
 // auditLine is the JSON form of an AuditRecord; the field order is the
@@ -61,6 +70,7 @@ type auditLine struct {
 	IP        string `json:"ip,omitempty"`
 	Allowed   bool   `json:"allowed"`
 	Reason    string `json:"reason"`
+	Repeated  int64  `json:"repeated,omitempty"`
 }
 
 // auditTimeFormat is RFC 3339 with milliseconds.
@@ -190,6 +200,14 @@ func (l *NetworkAuditLog) Record(r AuditRecord) error {
 	if err != nil {
 		return errorf("audit log %q: %w", l.name, err)
 	}
+	return l.writeLine(line)
+}
+
+// writeLine writes line, one encoded record, as Record does.
+func (l *NetworkAuditLog) writeLine(line []byte) error {
+	if l == nil || l.now == nil {
+		return errorf("audit log: not opened")
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -227,6 +245,7 @@ func encodeAuditRecord(r AuditRecord, now func() time.Time) ([]byte, error) {
 		Port:      r.Port,
 		Allowed:   r.Allowed,
 		Reason:    r.Reason,
+		Repeated:  max(r.Repeated, 0),
 	}
 	if r.IP.IsValid() {
 		a.IP = r.IP.String()

@@ -91,6 +91,12 @@ func allowable(name string) bool {
 // proxyRefused records a connection the proxy refused, r being its audit
 // record, as a "network" refusal naming the flag that would allow it.
 func (s *Sandbox) proxyRefused(b *refusalBudget, r proxy.Record) {
+	if r.ConnLimit {
+		// No destination: the connection was refused on arrival. No flag
+		// raises the bound (see GUARANTEES.md).
+		s.addRefusal(Refusal{Kind: "limit", Subject: "proxy connections", Detail: r.Reason})
+		return
+	}
 	dest := net.JoinHostPort(r.Host, strconv.Itoa(r.Port))
 	ok, overflow := b.admit(dest)
 	if overflow {

@@ -3,6 +3,7 @@ package moat
 import (
 	"context"
 	"net/netip"
+	"time"
 
 	"github.com/moat-sandbox/moat/internal/hostpattern"
 )
@@ -258,6 +259,30 @@ func (s *Sandbox) auditNetwork(r AuditRecord) error {
 	r.Sandbox = s.id
 	for _, l := range auditLogs(s.cfg.Network) {
 		if err := l.Record(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// auditLine normalizes r for s, as auditNetwork writes it, and encodes it
+// once for every log (a zero Time is the time now).
+func (s *Sandbox) auditLine(r *AuditRecord) ([]byte, error) {
+	if h, _, err := normalizeHost(r.Host); err == nil {
+		r.Host = h
+	}
+	r.Sandbox = s.id
+	line, err := encodeAuditRecord(*r, time.Now)
+	if err != nil {
+		return nil, errorf("audit log: %w", err)
+	}
+	return line, nil
+}
+
+// writeAuditLine writes line to every audit log of the sandbox's policy.
+func (s *Sandbox) writeAuditLine(line []byte) error {
+	for _, l := range auditLogs(s.cfg.Network) {
+		if err := l.writeLine(line); err != nil {
 			return err
 		}
 	}

@@ -19,6 +19,8 @@ type netProxy struct {
 	token string // the credential every client presents
 	// refused bounds the destinations recorded as refusals.
 	refused refusalBudget
+	// audit writes the proxy's decisions within the sandbox's bounds.
+	audit *auditThrottle
 }
 
 // startProxy creates the sandbox's proxy unless its policy denies all, in
@@ -32,7 +34,7 @@ func (s *Sandbox) startProxy() error {
 	if _, err := rand.Read(tok[:]); err != nil {
 		return errorf("network proxy: %w", err)
 	}
-	p := &netProxy{token: hex.EncodeToString(tok[:])}
+	p := &netProxy{token: hex.EncodeToString(tok[:]), audit: newAuditThrottle(s)}
 	srv, err := proxy.New(proxy.Config{
 		PolicyName: policyName(s.cfg.Network),
 		Check: func(ctx context.Context, r proxy.Request) proxy.Decision {
@@ -40,12 +42,17 @@ func (s *Sandbox) startProxy() error {
 			return proxy.Decision{Allow: d.Allow, Reason: d.Reason, ExplicitIP: d.ExplicitIP}
 		},
 		Audit: func(r proxy.Record) error {
-			if !r.Allowed {
+			ip, _ := netip.ParseAddr(r.IP)
+			err := p.audit.record(AuditRecord{Time: r.Time, Protocol: r.Protocol, Host: r.Host, Port: r.Port,
+				IP: ip, Allowed: r.Allowed, Reason: r.Reason})
+			switch {
+			case isAuditFull(err):
+				r.Reason, r.IP = "refused: the audit log holds no more of this sandbox's lines", ""
+				s.proxyRefused(&p.refused, r)
+			case !r.Allowed:
 				s.proxyRefused(&p.refused, r)
 			}
-			ip, _ := netip.ParseAddr(r.IP)
-			return s.auditNetwork(AuditRecord{Time: r.Time, Protocol: r.Protocol, Host: r.Host, Port: r.Port,
-				IP: ip, Allowed: r.Allowed, Reason: r.Reason})
+			return err
 		},
 		AllowLocal: s.cfg.AllowLocal,
 		Credential: p.token,
@@ -74,9 +81,11 @@ func (p *netProxy) serve(l net.Listener) {
 	go func() { _ = p.srv.Serve(l) }()
 }
 
+// close stops the proxy, then writes the audit counts still pending.
 func (p *netProxy) close() {
 	if p != nil {
 		p.srv.Close()
+		p.audit.close()
 	}
 }
 

@@ -21,6 +21,7 @@ type AuditEntry struct {
 	IP        string `json:"ip,omitempty"`
 	Allowed   bool   `json:"allowed"`
 	Reason    string `json:"reason"`
+	Repeated  int64  `json:"repeated,omitempty"`
 
 	// Raw is the line as written, without its newline.
 	Raw string `json:"-"`

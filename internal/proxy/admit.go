@@ -25,8 +25,20 @@ type refusal struct {
 	reason string
 }
 
-// reasonAuditFailed is the reason given when Config.Audit fails.
-const reasonAuditFailed = "audit log write failed"
+// Reasons given when Config.Audit fails.
+const (
+	reasonAuditFailed = "audit log write failed"
+	reasonAuditFull   = "audit log full"
+)
+
+// auditFailure is the reason for a connection refused by the audit error
+// err.
+func auditFailure(err error) string {
+	if errors.Is(err, ErrAuditFull) {
+		return reasonAuditFull
+	}
+	return reasonAuditFailed
+}
 
 // admission is an admitted request: the checked addresses to dial, in order.
 type admission struct {
@@ -78,7 +90,7 @@ func (s *Server) admit(ctx context.Context, r Request, ip, pinned netip.Addr) (a
 	rec.IP = addrs[0].Unmap().String() // the form that is dialed
 	rec.Allowed = true
 	if err := s.audit(rec); err != nil {
-		return admission{}, &refusal{kind: refusedByPolicy, host: r.Host, reason: reasonAuditFailed}
+		return admission{}, &refusal{kind: refusedByPolicy, host: r.Host, reason: auditFailure(err)}
 	}
 	return admission{addrs: addrs}, nil
 }
@@ -122,7 +134,7 @@ func (s *Server) resolve(ctx context.Context, host string) ([]netip.Addr, error)
 func (s *Server) refuse(rec Record, kind refusalKind) *refusal {
 	r := &refusal{kind: kind, host: rec.Host, reason: rec.Reason}
 	if err := s.audit(rec); err != nil {
-		r.kind, r.reason = refusedByPolicy, reasonAuditFailed
+		r.kind, r.reason = refusedByPolicy, auditFailure(err)
 	}
 	return r
 }

@@ -62,8 +62,13 @@ type Record struct {
 	// Allowed is true when the connection proceeds.
 	Allowed bool
 	// Reason is the policy's reason, or why the proxy refused on its own
-	// (an address refusal or a failed resolution).
+	// (an address refusal, a failed resolution, too many connections).
 	Reason string
+	// ConnLimit is true for a connection refused because the sandbox
+	// already had Config.MaxConns connections open to the proxy; Protocol,
+	// Host, Port and IP are then empty, since nothing was read from it.
+	// False for every other record.
+	ConnLimit bool
 }
 
 // Resolver resolves host names to addresses. *net.Resolver satisfies it; a
@@ -89,11 +94,13 @@ type Config struct {
 	// denied (refusals of local addresses and failed resolutions
 	// included), before the proxy dials: once per CONNECT or SOCKS5
 	// connection and once per forwarded HTTP request, including requests
-	// that reuse a kept upstream connection. An error refuses the
-	// connection with the reason "audit log write failed". It may be
-	// called from many goroutines at once. Nil audits nothing. Requests
-	// refused before a decision (malformed requests, failed
-	// authentication) are not audited.
+	// that reuse a kept upstream connection; and once per connection
+	// refused past MaxConns (Record.ConnLimit). An error refuses the
+	// connection with the reason "audit log write failed", or "audit log
+	// full" when it is ErrAuditFull. It may be called from many
+	// goroutines at once. Nil audits nothing. Requests refused before a
+	// decision (malformed requests, failed authentication) are not
+	// audited.
 	Audit func(Record) error
 
 	// Resolver resolves host names. Nil means net.DefaultResolver.
@@ -134,9 +141,21 @@ type Config struct {
 	// means 30 seconds.
 	DialTimeout time.Duration
 
-	// MaxHeaderBytes bounds the size of a request line plus headers. Zero
-	// means 64 KiB.
+	// MaxHeaderBytes bounds the size of a request line plus headers, and
+	// separately that of an upstream response's status line plus headers
+	// (1xx responses included). Zero means 64 KiB.
 	MaxHeaderBytes int
+
+	// MaxConns bounds the client connections the Server serves at once:
+	// keep-alive connections idle between requests, tunnels and SOCKS5
+	// relays all count. Each client connection holds at most one upstream
+	// connection at a time, so upstream connections are bounded by the
+	// same number, and the proxy's descriptors by twice it. A connection
+	// past the bound is refused as soon as it is accepted: it is audited
+	// (a Record with ConnLimit set), answered with a one-line 503 when it
+	// speaks HTTP (a SOCKS5 client gets "no acceptable method"), and
+	// closed. Zero means 256.
+	MaxConns int
 }
 
 // Defaults for the zero values of Config's limits.
@@ -145,6 +164,7 @@ const (
 	defaultIdleTimeout    = 2 * time.Minute
 	defaultDialTimeout    = 30 * time.Second
 	defaultMaxHeaderBytes = 64 << 10
+	defaultMaxConns       = 256
 )
 
 // validate checks cfg and fills in defaults.
@@ -157,8 +177,8 @@ func (cfg *Config) validate() error {
 			return errorf("proxy config: AllowLocal: %q is not a valid prefix", p.String())
 		}
 	}
-	if cfg.HeaderTimeout < 0 || cfg.IdleTimeout < 0 || cfg.DialTimeout < 0 || cfg.MaxHeaderBytes < 0 {
-		return errorf("proxy config: timeouts and MaxHeaderBytes must not be negative")
+	if cfg.HeaderTimeout < 0 || cfg.IdleTimeout < 0 || cfg.DialTimeout < 0 || cfg.MaxHeaderBytes < 0 || cfg.MaxConns < 0 {
+		return errorf("proxy config: timeouts, MaxHeaderBytes and MaxConns must not be negative")
 	}
 	if cfg.HeaderTimeout == 0 {
 		cfg.HeaderTimeout = defaultHeaderTimeout
@@ -171,6 +191,9 @@ func (cfg *Config) validate() error {
 	}
 	if cfg.MaxHeaderBytes == 0 {
 		cfg.MaxHeaderBytes = defaultMaxHeaderBytes
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = defaultMaxConns
 	}
 	if cfg.Resolver == nil {
 		cfg.Resolver = net.DefaultResolver

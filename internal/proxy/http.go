@@ -38,6 +38,7 @@ type upstream struct {
 	port int        // and its port
 	ip   netip.Addr // the checked address it is connected to
 	c    net.Conn
+	lr   *limitedReader // bounds response heads; br reads through it
 	br   *bufio.Reader
 	bw   *bufio.Writer
 }
@@ -65,7 +66,9 @@ func (h *httpConn) serveRequest(first bool) bool {
 		}
 		h.c.SetReadDeadline(time.Now().Add(s.cfg.HeaderTimeout))
 	}
-	h.lr.setLimit(int64(s.cfg.MaxHeaderBytes) + int64(h.br.Size()))
+	// The bytes already buffered (the first one peeked, or a pipelined
+	// request) count against the bound.
+	h.lr.setLimit(int64(s.cfg.MaxHeaderBytes) + int64(h.br.Size()-h.br.Buffered()))
 	req, err := http.ReadRequest(h.br)
 	if err != nil {
 		switch {
@@ -251,8 +254,15 @@ func (h *httpConn) tryRoundTrip(req *http.Request) (*http.Response, chan error, 
 			bodyDone <- err
 		})
 	}
+	// One bound for every head of this exchange, 1xx ones included. The
+	// reader may have buffered up to its size past the head.
+	up.lr.setLimit(int64(h.s.cfg.MaxHeaderBytes) + int64(up.br.Size()-up.br.Buffered()))
+	defer up.lr.setLimit(-1)
 	for {
 		resp, err := http.ReadResponse(up.br, req)
+		if err != nil && up.lr.reached {
+			err = errors.New("response header over " + strconv.Itoa(h.s.cfg.MaxHeaderBytes) + " bytes")
+		}
 		if err == nil && resp.StatusCode == http.StatusSwitchingProtocols {
 			resp.Body.Close()
 			err = errors.New("unexpected 101 Switching Protocols")
@@ -292,7 +302,8 @@ func (h *httpConn) dialUpstream(adm admission, t target) error {
 	if !h.s.track(c) {
 		return ErrServerClosed
 	}
-	h.up = &upstream{host: t.host, port: t.port, ip: ip, c: c, br: getReader(c), bw: getWriter(c)}
+	lr := &limitedReader{r: c, n: -1}
+	h.up = &upstream{host: t.host, port: t.port, ip: ip, c: c, lr: lr, br: getReader(lr), bw: getWriter(c)}
 	return nil
 }
 

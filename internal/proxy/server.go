@@ -20,6 +20,8 @@ type Server struct {
 	closed    bool
 	listeners map[net.Listener]struct{}
 	conns     map[net.Conn]struct{} // client and upstream connections
+	clients   int                   // client connections being served, at most cfg.MaxConns
+	refusing  int                   // connections being refused past the bound, at most maxRefusing
 	wg        sync.WaitGroup        // every goroutine the Server runs, and every Serve
 }
 
@@ -81,13 +83,17 @@ func (s *Server) Serve(l net.Listener) error {
 			return err
 		}
 		backoff = 0
-		if !s.track(c) {
+		switch s.trackClient(c) {
+		case clientClosed:
 			return ErrServerClosed
+		case clientOverLimit:
+			s.refuseConn(c)
+			continue
 		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			defer s.untrack(c)
+			defer s.untrackClient(c)
 			s.serveConn(c)
 		}()
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
@@ -38,12 +39,22 @@ nameserver 127.0.0.1
 options use-vc attempts:1 timeout:2
 `
 
-// Bounds on what a sandbox can make the stub do.
+// Bounds on what a sandbox can make the stub do. In all: at most
+// dnsStubConns goroutines with a dnsMaxQuery buffer each (64 KiB), and at
+// most dnsStubRate answers a second after a burst of dnsStubBurst, so that
+// the host's work for a looping resolver is bounded whatever the sandbox's
+// --cpu-time.
 const (
 	dnsStubConns    = 16              // connections served at once; more are closed
 	dnsStubQueries  = 64              // queries on one connection
 	dnsStubIdle     = 5 * time.Second // a connection's deadline for each query
 	dnsMaxNameBytes = 253
+	// dnsMaxQuery bounds one query message. A question is at most 12 +
+	// 255 + 4 bytes; an EDNS record with cookies or padding adds a few
+	// hundred. A longer length prefix ends the connection unanswered.
+	dnsMaxQuery  = 4096
+	dnsStubRate  = 200 // answers a second, across connections, once the burst is spent
+	dnsStubBurst = 200
 )
 
 // placeResolvConf makes the sandbox's /etc/resolv.conf, under the new root
@@ -108,15 +119,26 @@ func listenDNSStub() (int, error) {
 // nil.
 func serveDNSStub(ln net.Listener, query func(name string)) {
 	slots := make(chan struct{}, dnsStubConns)
+	pace := newDNSPacer(dnsStubRate, dnsStubBurst)
+	var backoff time.Duration
 	for {
 		c, err := ln.Accept()
 		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of descriptors, say (EMFILE, ENFILE, ENOBUFS): wait
+			// and retry rather than leave the sandbox without its stub.
+			var te interface{ Temporary() bool }
 			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			if (errors.As(err, &ne) && ne.Timeout()) || (errors.As(err, &te) && te.Temporary()) {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				time.Sleep(backoff)
 				continue
 			}
 			return
 		}
+		backoff = 0
 		select {
 		case slots <- struct{}{}:
 		default:
@@ -125,22 +147,29 @@ func serveDNSStub(ln net.Listener, query func(name string)) {
 		}
 		go func() {
 			defer func() { <-slots }()
-			serveDNSConn(c, query)
+			serveDNSConn(c, query, pace)
 		}()
 	}
 }
 
-// serveDNSConn answers the length-prefixed queries of one TCP connection.
-func serveDNSConn(c net.Conn, query func(string)) {
+// serveDNSConn answers the length-prefixed queries of one TCP connection,
+// each no sooner than pace allows.
+func serveDNSConn(c net.Conn, query func(string), pace *dnsPacer) {
 	defer c.Close()
-	buf := make([]byte, 2+65535)
+	buf := make([]byte, 2+dnsMaxQuery)
 	for range dnsStubQueries {
 		_ = c.SetDeadline(time.Now().Add(dnsStubIdle))
 		if _, err := io.ReadFull(c, buf[:2]); err != nil {
 			return
 		}
 		n := int(binary.BigEndian.Uint16(buf[:2]))
+		if n > dnsMaxQuery {
+			return
+		}
 		if _, err := io.ReadFull(c, buf[2:2+n]); err != nil {
+			return
+		}
+		if !pace.wait(dnsStubIdle) {
 			return
 		}
 		resp, name, ok := answerDNS(buf[2 : 2+n])
@@ -156,6 +185,41 @@ func serveDNSConn(c net.Conn, query func(string)) {
 			return
 		}
 	}
+}
+
+// dnsPacer spaces answers at most rate a second after a burst, across
+// all the connections of one stub. The zero value is not usable.
+type dnsPacer struct {
+	mu       sync.Mutex
+	interval time.Duration
+	window   time.Duration // interval * (burst-1): how far next may lag now
+	next     time.Time     // the earliest time the next answer may go
+}
+
+func newDNSPacer(rate, burst int) *dnsPacer {
+	iv := time.Second / time.Duration(rate)
+	return &dnsPacer{interval: iv, window: iv * time.Duration(max(burst, 1)-1)}
+}
+
+// wait blocks until the next answer may go, and reports false, without
+// waiting, when that is more than max away.
+func (p *dnsPacer) wait(max time.Duration) bool {
+	p.mu.Lock()
+	now := time.Now()
+	if p.next.Before(now.Add(-p.window)) {
+		p.next = now.Add(-p.window)
+	}
+	d := p.next.Sub(now)
+	if d > max {
+		p.mu.Unlock()
+		return false
+	}
+	p.next = p.next.Add(p.interval)
+	p.mu.Unlock()
+	if d > 0 {
+		time.Sleep(d)
+	}
+	return true
 }
 
 // answerDNS answers one DNS query: "no such name" for a standard query,
