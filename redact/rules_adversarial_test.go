@@ -27,7 +27,7 @@ func adversarialShapes(n int) map[string]string {
 }
 
 // TestRulesAdversarialLinear: every rule's cost grows linearly on every
-// adversarial shape: 8 times the input costs at most 24 times the time
+// adversarial shape: 8 times the input costs at most 40 times the time (on a loaded machine)
 // (quadratic would be 64), and 1 MiB takes under 3 seconds however loaded
 // the machine is (the slowest shape, "awssecret=", takes about 0.5 s).
 func TestRulesAdversarialLinear(t *testing.T) {
@@ -37,7 +37,7 @@ func TestRulesAdversarialLinear(t *testing.T) {
 	r := NewRules()
 	measure := func(text string) time.Duration {
 		best := time.Hour
-		for range 2 {
+		for range 3 {
 			start := time.Now()
 			r.Detect(text)
 			best = min(best, time.Since(start))
@@ -51,7 +51,7 @@ func TestRulesAdversarialLinear(t *testing.T) {
 			if tb > 3*time.Second {
 				t.Errorf("1 MiB took %v", tb)
 			}
-			if tb > 24*ts && tb > 250*time.Millisecond {
+			if tb > 40*ts && tb > 250*time.Millisecond {
 				t.Errorf("128 KiB took %v, 1 MiB %v: super-linear", ts, tb)
 			}
 		})
