@@ -102,7 +102,14 @@ func (r *Rules) Names() []string {
 
 // Detect returns every finding of the rules in text, possibly overlapping,
 // each on UTF-8 character boundaries (see [Widen]). It never fails.
+//
+// It sees through escape sequences and invisible characters (see
+// [SeeThrough]): a key cut by a color reset is found whole.
 func (r *Rules) Detect(text string) ([]Finding, error) {
+	return seeThrough(text, r.detect)
+}
+
+func (r *Rules) detect(text string) ([]Finding, error) {
 	var out []Finding
 	sc := &scan{text: text}
 	for _, ru := range r.rules {
