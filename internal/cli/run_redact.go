@@ -10,11 +10,12 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/moat-sandbox/moat/internal/termfilter"
 	"github.com/moat-sandbox/moat/redact"
 )
 
 // runRedactUsage documents moat run --redact.
-const runRedactUsage = "pass the command's standard output and error through the redactor, `ENGINE` rules (the default), model or both, so secrets it prints never reach whoever reads them; the command sees pipes, not a terminal, output comes out line by line, and if the redactor fails the output stops and moat exits 125"
+const runRedactUsage = "pass the command's standard output and error through the redactor, `ENGINE` rules (the default), model or both, so secrets it prints never reach whoever reads them; the command sees pipes, not a terminal, output comes out line by line, output bound for a terminal loses clipboard writes, titles and terminal queries, and if the redactor fails the output stops and moat exits 125"
 
 // runRedactFlag is moat run's --redact[=ENGINE]; "" means off.
 type runRedactFlag struct{ engine string }
@@ -93,7 +94,9 @@ func (f *runRedactFlag) wrap(std stdio, run func(stdio) error) error {
 		go func() {
 			defer wg.Done()
 			defer p.r.Close()
-			rep.pump(p.r, redact.NewWriter(p.dst, d), p.name)
+			dst, done := terminalOutput(p.dst)
+			defer done()
+			rep.pump(p.r, redact.NewWriter(dst, d), p.name)
 		}()
 	}
 	child := stdio{in: readOnlyStdin(std.in), out: streams[0].w, err: streams[len(streams)-1].w}
@@ -111,6 +114,18 @@ func (f *runRedactFlag) wrap(std stdio, run func(stdio) error) error {
 // mergeSameDestination is sameDestination; a test replaces it to show
 // what two pipes into one place let through.
 var mergeSameDestination = sameDestination
+
+// terminalOutput returns where to write output bound for dst: dst itself,
+// or, when dst is a terminal, a strict escape filter in front of it (see
+// package termfilter), since with --redact nothing the command writes
+// reaches the terminal but through moat. done ends the filter.
+func terminalOutput(dst io.Writer) (w io.Writer, done func()) {
+	if f, ok := dst.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		tf := termfilter.New(f, termfilter.Strict)
+		return tf, func() { _ = tf.Close() }
+	}
+	return dst, func() {}
+}
 
 // sameDestination reports whether out and err are one open file, pipe or
 // terminal (the same device and inode), as after 2>&1 or when both are
