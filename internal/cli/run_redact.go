@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/moat-sandbox/moat/internal/termfilter"
+	"github.com/moat-sandbox/moat/internal/cli/termfilter"
 	"github.com/moat-sandbox/moat/redact"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moat-sandbox/moat"
-	"github.com/moat-sandbox/moat/internal/termfilter"
+	"github.com/moat-sandbox/moat/internal/cli/termfilter"
 )
 
 // outputDrain bounds how long shell waits, after the shell exits, for its
