@@ -39,7 +39,9 @@ func makeRaw(in *os.File) (restore func()) {
 // itself (moat run) can switch off echo or line editing, and moat shell
 // makes it raw. The restore runs on every way out of moat's command
 // function: a normal end, an error, a caught signal (moat relays them and
-// returns), a panic. A terminal that cannot be read is left alone.
+// returns), a panic. A terminal that cannot be read is left alone. Modes
+// are set only where they changed, with SIGTTOU ignored meanwhile, so a
+// moat in a background job is not stopped for putting them back.
 func saveTerminals(std stdio) (restore func()) {
 	type saved struct {
 		fd    int
@@ -71,7 +73,10 @@ func saveTerminals(std stdio) (restore func()) {
 	}
 	return func() {
 		for _, s := range all {
-			_ = term.Restore(s.fd, s.state)
+			if now, err := term.GetState(s.fd); err == nil && *now == *s.state {
+				continue // unchanged: no call that a background moat would be stopped for
+			}
+			withoutTTOU(func() { _ = term.Restore(s.fd, s.state) })
 		}
 	}
 }

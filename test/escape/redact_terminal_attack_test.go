@@ -118,6 +118,16 @@ func TestTerminalModesRestoredAttack(t *testing.T) {
 		{"moat run, stopped by SIGTERM", func(t *testing.T) *exec.Cmd {
 			return moatCLI(t, "run", "--", "sh", "-c", probe+"; sleep 60")
 		}, true, true},
+		{"moat run in a background job", func(t *testing.T) *exec.Cmd {
+			// A job-control shell on the terminal runs moat in the
+			// background: putting the modes back must not stop it (SIGTTOU).
+			m := moatCLI(t, "run", "--", "sh", "-c", probe)
+			cmd := exec.Command("sh", "-c", `set -m; "$0" "$@" & wait $!; echo "moat exit=$?"`)
+			cmd.Args = append(cmd.Args, m.Args...)
+			cmd.Dir, cmd.Env = m.Dir, m.Env
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			return cmd
+		}, false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,6 +143,9 @@ func TestTerminalModesRestoredAttack(t *testing.T) {
 			out, tio := onPty(t, cmd, true, true, true)
 			if !strings.Contains(out, "changed") {
 				t.Fatalf("the probe did not run: %q", out)
+			}
+			if strings.Contains(out, "moat exit=") && !strings.Contains(out, "moat exit=0") {
+				t.Errorf("background moat: %q", out)
 			}
 			echo := tio.Lflag&unix.ECHO != 0
 			canon := tio.Lflag&unix.ICANON != 0
