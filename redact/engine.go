@@ -82,13 +82,18 @@ func Engines() []string {
 
 // Open opens the engine called name. An engine this binary lacks is an
 // error matching [ErrEngineUnavailable]; for "model" its message names the
-// build tag and `moat setup`.
+// build tag and `moat setup`. Every engine sees through escape sequences
+// and invisible characters (see [SeeThrough]).
 func Open(name string, opts Options) (Detector, error) {
 	enginesMu.RLock()
 	open := engines[name]
 	enginesMu.RUnlock()
 	if open != nil {
-		return open(opts)
+		d, err := open(opts)
+		if err != nil || name == EngineRules {
+			return d, err // the rules see through escapes themselves
+		}
+		return SeeThrough(d), nil
 	}
 	if name == EngineModel {
 		return nil, fmt.Errorf("%w: engine %q is not built into this binary: build moat with cgo and -tags %s, then run moat setup to fetch the model", ErrEngineUnavailable, name, ModelBuildTag)

@@ -102,7 +102,14 @@ func (r *Rules) Names() []string {
 
 // Detect returns every finding of the rules in text, possibly overlapping,
 // each on UTF-8 character boundaries (see [Widen]). It never fails.
+//
+// It sees through escape sequences and invisible characters (see
+// [SeeThrough]): a key cut by a color reset is found whole.
 func (r *Rules) Detect(text string) ([]Finding, error) {
+	return seeThrough(text, r.detect)
+}
+
+func (r *Rules) detect(text string) ([]Finding, error) {
 	var out []Finding
 	sc := &scan{text: text}
 	for _, ru := range r.rules {
@@ -117,7 +124,7 @@ func (r *Rules) Detect(text string) ([]Finding, error) {
 var allRules = []rule{
 	{name: "pem-private-key", category: CategorySecret, find: findPEM},
 	{name: "aws-access-key", category: CategorySecret, find: prefixFind(awsAccessPrefixes, false, awsAccessRe, 0, tokenBounded)},
-	{name: "aws-secret-key", category: CategorySecret, find: prefixFind([]string{"aws"}, true, awsSecretRe, 1, nil)},
+	{name: "aws-secret-key", category: CategorySecret, find: prefixFindIf([]string{"aws"}, true, awsSecretRe, 1, nil, awsSecretNear)},
 	{name: "gcp-api-key", category: CategorySecret, find: prefixFind([]string{"AIza"}, false, gcpKeyRe, 0, tokenBounded)},
 	{name: "github-token", category: CategorySecret, find: prefixFind([]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, false, githubRe, 0, tokenBounded)},
 	{name: "gitlab-token", category: CategorySecret, find: prefixFind([]string{"glpat-", "gldt-", "glrt-", "glsoat-", "glptt-", "glft-", "glimt-", "glagent-", "glcbt-"}, false, gitlabRe, 0, tokenBounded)},
@@ -147,6 +154,14 @@ const maxTokenLen = 4096
 // on the whole text. It reports group g of each match that check (if not
 // nil) accepts; check sees the whole text and the span.
 func prefixFind(prefixes []string, fold bool, re *lazyRegexp, g int, check func(text string, start, end int) bool) func(*scan, func(int, int)) {
+	return prefixFindIf(prefixes, fold, re, g, check, nil)
+}
+
+// prefixFindIf is [prefixFind] with a cheap test, pre (if not nil), of
+// the haystack at each prefix before the regular expression runs there: a
+// run of prefixes ("awsawsaws...") then costs a string search each, not a
+// match.
+func prefixFindIf(prefixes []string, fold bool, re *lazyRegexp, g int, check func(text string, start, end int) bool, pre func(hay string, pos int) bool) func(*scan, func(int, int)) {
 	// A token must not be glued to a word before it; checking that first
 	// keeps runs like "eyJeyJeyJ..." from costing one match each.
 	bounded := check != nil
@@ -166,7 +181,11 @@ func prefixFind(prefixes []string, fold bool, re *lazyRegexp, g int, check func(
 					off = pos + 1 // glued to a longer word: no token starts here
 					continue
 				}
-				m := re.FindStringSubmatchIndex(text[pos:min(len(text), pos+maxTokenLen)])
+				if pre != nil && !pre(hay, pos) {
+					off = pos + 1
+					continue
+				}
+				m := re.FindStringSubmatchIndex(re.window(text, pos, maxTokenLen))
 				if m == nil {
 					off = pos + 1
 					continue
@@ -244,7 +263,7 @@ var (
 	awsAccessRe       = anchored(`[A-Z]{4}[A-Z2-7]{16}`)
 	// An AWS secret key is 40 base64 characters; alone it looks like any
 	// other blob, so it needs an aws...secret key before it on its line.
-	awsSecretRe = anchored(`(?i)aws[a-z0-9_ .-]{0,20}(?:secret|sk)[a-z0-9_ .-]{0,20}["']?[ \t]*[:=]{1,2}>?[ \t]*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)
+	awsSecretRe = anchored(`(?i)aws[a-z0-9_ .-]{0,20}(?:secret|sk)[a-z0-9_ .-]{0,20}["']?[ \t]{0,32}[:=]{1,2}>?[ \t]{0,32}["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)
 	gcpKeyRe    = anchored(`AIza[0-9A-Za-z_-]{35}`)
 	githubRe    = anchored(`gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}`)
 	gitlabRe    = anchored(`gl(?:pat|dt|rt|soat|ptt|ft|imt|agent|cbt)-[A-Za-z0-9_-]{20,64}(?:\.[A-Za-z0-9_.-]{2,})?`)
@@ -259,6 +278,22 @@ var (
 
 // tokenBounded reports whether the span is not glued to more token
 // characters on either side, so "xghp_..." or a longer run is refused.
+// awsSecretNear reports whether awsSecretRe can match at pos of the
+// lower-cased text: "secret" or "sk" within the 20 bytes it allows after
+// "aws", and ':' or '=' within the bytes it allows after that. Text with
+// bytes outside ASCII (which case folding may match) always goes on to the
+// pattern.
+func awsSecretNear(lower string, pos int) bool {
+	near := lower[pos+len("aws") : min(len(lower), pos+len("aws")+20+len("secret")+20+1+32+1)]
+	for i := 0; i < len(near); i++ {
+		if near[i] >= 0x80 {
+			return true
+		}
+	}
+	word := near[:min(len(near), 20+len("secret"))]
+	return (strings.Contains(word, "sk") || strings.Contains(word, "secret")) && strings.ContainsAny(near, ":=")
+}
+
 func tokenBounded(text string, s, e int) bool {
 	return (s == 0 || !wordByte(text[s-1]) || afterEscape(text, s)) && (e == len(text) || !wordByte(text[e]))
 }

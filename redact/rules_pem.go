@@ -13,8 +13,14 @@ import "strings"
 // line, the span runs to the end too, so a stream writer holds it back
 // until the block ends. Certificates and public keys are not secrets and
 // are left alone.
+//
+// The scan is linear in the text: a BEGIN line's label is looked for in
+// the 69 bytes after it only, the end of a line is found once however many
+// BEGIN markers it holds (lineEnds), and every block's scan ends at or
+// before where the next search starts, but for the one line that stops it.
 func findPEM(sc *scan, add func(int, int)) {
 	text := sc.text
+	le := lineEnds{text: text}
 	const begin = "-----BEGIN "
 	for off := 0; ; {
 		i := strings.Index(text[off:], begin)
@@ -27,16 +33,39 @@ func findPEM(sc *scan, add func(int, int)) {
 			off = start + len(begin)
 			continue
 		}
-		end := pemBlockEnd(text, hdrEnd)
+		end := pemBlockEnd(text, hdrEnd, &le)
 		add(start, end)
 		off = max(end, hdrEnd)
 	}
 }
 
+// lineEnds finds the end of the line around an offset, remembering the
+// last answer: offsets that rise within one line cost one search in all.
+type lineEnds struct {
+	text     string
+	from, to int // no newline in text[from:to]; to is a newline or the end
+	known    bool
+}
+
+// at returns the offset of the first newline at or after pos, or the
+// text's length.
+func (l *lineEnds) at(pos int) int {
+	if l.known && pos >= l.from && pos <= l.to {
+		return l.to
+	}
+	to := len(l.text)
+	if nl := strings.IndexByte(l.text[pos:], '\n'); nl >= 0 {
+		to = pos + nl
+	}
+	l.from, l.to, l.known = pos, to, true
+	return to
+}
+
 // pemHeaderEnd returns the offset after the closing "-----" of a BEGIN
 // line whose label names a private key, or -1.
 func pemHeaderEnd(text string, labelStart int) int {
-	line := text[labelStart:]
+	// A label is at most 64 bytes: look no further than its closing dashes.
+	line := text[labelStart:min(len(text), labelStart+64+len("-----"))]
 	if nl := strings.IndexByte(line, '\n'); nl >= 0 {
 		line = line[:nl]
 	}
@@ -57,13 +86,10 @@ func pemHeaderEnd(text string, labelStart int) int {
 }
 
 // pemBlockEnd returns where the block that starts its body at body ends.
-func pemBlockEnd(text string, body int) int {
+func pemBlockEnd(text string, body int, le *lineEnds) int {
 	const endMark = "-----END "
 	// The rest of the header's own line: an escaped one-line block.
-	lineEnd := len(text)
-	if nl := strings.IndexByte(text[body:], '\n'); nl >= 0 {
-		lineEnd = body + nl
-	}
+	lineEnd := le.at(body)
 	if k := strings.Index(text[body:lineEnd], endMark); k >= 0 {
 		return closeEndMark(text, body+k+len(endMark), lineEnd)
 	}
@@ -71,10 +97,7 @@ func pemBlockEnd(text string, body int) int {
 	headers := true // still right after BEGIN, where RFC 1421 headers sit
 	for pos := lineEnd; pos < len(text); {
 		pos++ // skip the newline
-		next := len(text)
-		if nl := strings.IndexByte(text[pos:], '\n'); nl >= 0 {
-			next = pos + nl
-		}
+		next := le.at(pos)
 		line := strings.TrimSpace(text[pos:next])
 		if strings.HasPrefix(line, endMark) {
 			lead := strings.Index(text[pos:next], endMark)

@@ -171,7 +171,10 @@ func runRedact(std stdio, f *redactFlags, args []string) error {
 	if !strings.HasSuffix(out, "\n") {
 		out += "\n"
 	}
-	if _, err := io.WriteString(std.out, out); err != nil {
+	dst, done := terminalOutput(std.out) // run_redact.go: a terminal gets no queries or clipboard writes
+	_, err = io.WriteString(dst, out)
+	done()
+	if err != nil {
 		return failf("redact: write output: %v", err)
 	}
 	return nil

@@ -71,6 +71,7 @@ func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err 
 	defer flags.printKept(std.err) // heel.go: after Close, below
 	sigs := catchSignals()
 	defer sigs.stop()
+	defer saveTerminals(std)()           // tty.go: the command holds them and may change their modes
 	py, err := flags.configVenv(std.err) // heel_python.go: the file's [python]
 	if err != nil {
 		return err

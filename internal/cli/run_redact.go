@@ -10,11 +10,12 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/moat-sandbox/moat/internal/cli/termfilter"
 	"github.com/moat-sandbox/moat/redact"
 )
 
 // runRedactUsage documents moat run --redact.
-const runRedactUsage = "pass the command's standard output and error through the redactor, `ENGINE` rules (the default), model or both, so secrets it prints never reach whoever reads them; the command sees pipes, not a terminal, output comes out line by line, and if the redactor fails the output stops and moat exits 125"
+const runRedactUsage = "pass the command's standard output and error through the redactor, `ENGINE` rules (the default), model or both, so secrets it prints never reach whoever reads them; the command sees pipes, not a terminal, output comes out line by line, output bound for a terminal loses clipboard writes, titles and terminal queries, and if the redactor fails the output stops and moat exits 125"
 
 // runRedactFlag is moat run's --redact[=ENGINE]; "" means off.
 type runRedactFlag struct{ engine string }
@@ -29,7 +30,10 @@ func addRunRedactFlag(fs *pflag.FlagSet) *runRedactFlag {
 
 // wrap runs run with stdio whose out and err are pipes into redacting
 // writers on the real streams, when --redact is on; otherwise it runs it
-// with std unchanged.
+// with std unchanged. When out and err reach the same place (the same
+// device and inode), the command gets one pipe for both, as 2>&1 does,
+// and one writer redacts it: a secret written half on each stream is one
+// text to the redactor.
 //
 // A terminal or socket on standard input is replaced by a pipe too, since
 // the command could write into it (see readOnlyStdin). Everything written
@@ -51,38 +55,88 @@ func (f *runRedactFlag) wrap(std stdio, run func(stdio) error) error {
 		return fail(err) // nothing has run yet
 	}
 	d = lockedDetector(d)
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return failf("redact: pipe: %v", err)
+	type stream struct {
+		r, w *os.File
+		dst  io.Writer
+		name string
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return failf("redact: pipe: %v", err)
+	var streams []stream
+	defer func() {
+		for _, p := range streams {
+			p.w.Close()
+		}
+	}()
+	outputs := []struct {
+		dst  *os.File
+		name string
+	}{{std.out, "standard output"}, {std.err, "standard error"}}
+	if mergeSameDestination(std.out, std.err) {
+		// One place: one pipe, as 2>&1 gives, so the redactor sees the
+		// two streams in the order they are written and a secret split
+		// across them is one text.
+		outputs = outputs[:1]
+		outputs[0].name = "standard output and error"
+	}
+	for _, o := range outputs {
+		r, w, err := os.Pipe()
+		if err != nil {
+			for _, p := range streams {
+				p.r.Close()
+			}
+			return failf("redact: pipe: %v", err)
+		}
+		streams = append(streams, stream{r, w, o.dst, o.name})
 	}
 	rep := &redactReport{err: std.err}
 	var wg sync.WaitGroup
-	for _, p := range []struct {
-		r    *os.File
-		dst  io.Writer
-		name string
-	}{{outR, std.out, "standard output"}, {errR, std.err, "standard error"}} {
+	for _, p := range streams {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer p.r.Close()
-			rep.pump(p.r, redact.NewWriter(p.dst, d), p.name)
+			dst, done := terminalOutput(p.dst)
+			defer done()
+			rep.pump(p.r, redact.NewWriter(dst, d), p.name)
 		}()
 	}
-	runErr := run(stdio{in: readOnlyStdin(std.in), out: outW, err: errW})
-	outW.Close()
-	errW.Close()
+	child := stdio{in: readOnlyStdin(std.in), out: streams[0].w, err: streams[len(streams)-1].w}
+	runErr := run(child)
+	for _, p := range streams {
+		p.w.Close()
+	}
 	wg.Wait()
 	if rep.failed() {
 		return &exitStatus{code: exitFailure}
 	}
 	return runErr
+}
+
+// mergeSameDestination is sameDestination; a test replaces it to show
+// what two pipes into one place let through.
+var mergeSameDestination = sameDestination
+
+// terminalOutput returns where to write output bound for dst: dst itself,
+// or, when dst is a terminal, a strict escape filter in front of it (see
+// package termfilter), since with --redact nothing the command writes
+// reaches the terminal but through moat. done ends the filter.
+func terminalOutput(dst io.Writer) (w io.Writer, done func()) {
+	if f, ok := dst.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		tf := termfilter.New(f, termfilter.Strict)
+		return tf, func() { _ = tf.Close() }
+	}
+	return dst, func() {}
+}
+
+// sameDestination reports whether out and err are one open file, pipe or
+// terminal (the same device and inode), as after 2>&1 or when both are
+// the same terminal.
+func sameDestination(out, err *os.File) bool {
+	if out == nil || err == nil {
+		return false
+	}
+	a, e1 := out.Stat()
+	b, e2 := err.Stat()
+	return e1 == nil && e2 == nil && os.SameFile(a, b)
 }
 
 // readOnlyStdin returns in, or a pipe fed from it when the command could

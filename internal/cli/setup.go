@@ -32,9 +32,12 @@ Hugging Face cache ($HF_HOME/hub, else ~/.cache/huggingface/hub, or --cache-dir)
 config.json, tokenizer.json, tokenizer_config.json, viterbi_calibration.json and
 the variant's ONNX file with its external-data sidecars.
 
-Each file's size and hash are checked against what the hub announces; a file is
-renamed into place only once it checks out, and an interrupted download resumes
-where it stopped. A token in HF_TOKEN or $HF_HOME/token is sent as a bearer token.
+Each file's size and hash are taken from the pinned revision's file list (the
+download's headers must agree with it), so the revision pins the contents; a
+download that sends more bytes is discarded, a file is renamed into place only
+once it checks out, and an interrupted download resumes where it stopped. A
+token in HF_TOKEN or $HF_HOME/token is sent as a bearer token to the hub's own
+origin only, never to storage or another host it redirects to.
 Files already in the cache are kept unless --force is given.
 
 This is the only step that touches the network: moat redact --engine model reads

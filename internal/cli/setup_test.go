@@ -150,8 +150,8 @@ func TestSetupTokenFileAndResume(t *testing.T) {
 		t.Fatalf("resumed setup: exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, r := range h.Requests() {
-		if r.Authorization != "Bearer hf_from_file" {
-			t.Fatalf("%s %s without the token", r.Method, r.Path)
+		if r.Storage != (r.Authorization == "") || !r.Storage && r.Authorization != "Bearer hf_from_file" {
+			t.Fatalf("%s %s (storage %v): Authorization %q; want the token at the hub only", r.Method, r.Path, r.Storage, r.Authorization)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/cli/termfilter"
 )
 
 // outputDrain bounds how long shell waits, after the shell exits, for its
@@ -66,6 +67,7 @@ func runShell(std stdio, flags *sandboxFlags, quiet bool, shell string) (err err
 	}
 	sigs := catchSignals()
 	defer sigs.stop()
+	defer saveTerminals(std)() // tty.go
 	sb, err := moat.New(cfg)
 	if err != nil {
 		return sandboxError(err)
@@ -108,7 +110,11 @@ func runOnTerminal(std stdio, sb *moat.Sandbox, sigs *forwarder, what string, cm
 
 	output := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(std.out, master) // ends with EIO once the command is gone
+		// An interactive session keeps the terminal's answers to its
+		// programs' queries, but no clipboard writes (OSC 52).
+		out := termfilter.New(std.out, termfilter.Clipboard)
+		_, _ = io.Copy(out, master) // ends with EIO once the command is gone
+		_ = out.Close()
 		close(output)
 	}()
 	go copyInput(master, std.in)

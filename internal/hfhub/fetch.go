@@ -23,13 +23,21 @@ import (
 type Client struct {
 	// Endpoint is the hub's base URL, such as https://huggingface.co.
 	Endpoint string
-	// Token, when not "", is sent as "Authorization: Bearer <token>".
+	// Token, when not "", is sent as "Authorization: Bearer <token>" to
+	// the Endpoint's own origin (scheme, host and port) only: never to
+	// storage the hub redirects to, nor after a redirect chain has left
+	// that origin.
 	Token string
 	// Cache is where files land.
 	Cache Cache
 	// HTTP is the client used; nil means one with header and stall
-	// timeouts and no overall timeout (the files are large).
+	// timeouts and no overall timeout (the files are large). Its
+	// CheckRedirect is replaced by the client's own policy (at most 5
+	// redirects, never https to http, the token kept to the hub's origin).
 	HTTP *http.Client
+	// MaxSize is the most bytes one file may have, whatever the hub says;
+	// zero means [DefaultMaxSize].
+	MaxSize int64
 	// Force downloads a file again even if the cache holds it.
 	Force bool
 	// Progress, when not nil, receives a progress bar per download.
@@ -40,6 +48,10 @@ type Client struct {
 	// UserAgent is sent with every request; "" means "moat".
 	UserAgent string
 }
+
+// DefaultMaxSize is the ceiling on one file's size when
+// [Client.MaxSize] is zero.
+const DefaultMaxSize = 16 << 30
 
 // Result says what [Client.Fetch] did for one file.
 type Result struct {
@@ -65,11 +77,14 @@ type meta struct {
 
 // Fetch makes file of repo at revision present in the cache and returns
 // its snapshot path. Without Force a cached file is returned at once,
-// without touching the network. Otherwise it asks the hub for the file's
-// size and hash (HEAD, X-Linked-Etag/X-Linked-Size for LFS files), resumes
-// or starts the download into blobs/<etag>.incomplete, checks size and
-// hash, syncs, renames it to blobs/<etag> and links the snapshot entry to
-// it.
+// without touching the network. Otherwise it reads the file's size and
+// content hash from the tree of the pinned revision (the hub's paths-info
+// API), refuses a file over MaxSize, asks the download URL (HEAD,
+// X-Linked-Etag/X-Linked-Size for LFS files) and refuses it unless it
+// announces the same size and hash, resumes or starts the download into
+// blobs/<hash>.incomplete, reading at most the revision's size (one byte
+// more removes the file), checks size and hash against the revision,
+// syncs, renames it to blobs/<hash> and links the snapshot entry to it.
 func (c *Client) Fetch(ctx context.Context, repo, revision, file string) (Result, error) {
 	res := Result{File: file, Path: c.Cache.SnapshotPath(repo, revision, file)}
 	if err := checkRepo(repo); err != nil {
@@ -89,8 +104,18 @@ func (c *Client) Fetch(ctx context.Context, repo, revision, file string) (Result
 			return res, nil
 		}
 	}
+	want, err := c.revisionFile(ctx, repo, revision, file)
+	if err != nil {
+		return res, fmt.Errorf("moat: %s: %w", file, err)
+	}
+	if max := c.maxSize(); want.size > max {
+		return res, fmt.Errorf("moat: %s: revision %s lists %d bytes, over the %d-byte ceiling of one file", file, revision, want.size, max)
+	}
 	m, err := c.head(ctx, repo, revision, file)
 	if err != nil {
+		return res, fmt.Errorf("moat: %s: %w", file, err)
+	}
+	if err := agree(m, want, revision); err != nil {
 		return res, fmt.Errorf("moat: %s: %w", file, err)
 	}
 	res.Size = m.size
@@ -115,13 +140,49 @@ func (c *Client) Fetch(ctx context.Context, repo, revision, file string) (Result
 	return res, nil
 }
 
-func (c *Client) httpClient() *http.Client {
-	if c.HTTP != nil {
-		return c.HTTP
+func (c *Client) stallTimeout() time.Duration {
+	if c.StallTimeout > 0 {
+		return c.StallTimeout
 	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.ResponseHeaderTimeout = 60 * time.Second
-	return &http.Client{Transport: t}
+	return 60 * time.Second
+}
+
+func (c *Client) maxSize() int64 {
+	if c.MaxSize > 0 {
+		return c.MaxSize
+	}
+	return DefaultMaxSize
+}
+
+// agree checks that what the download URL announced is what the pinned
+// revision's tree lists: the download's headers are not trusted alone.
+func agree(m meta, want fileInfo, revision string) error {
+	if m.etag != want.hash {
+		kind := "sha256"
+		if len(want.hash) == 40 {
+			kind = "git blob sha1"
+		}
+		return fmt.Errorf("%s mismatch: the download announces %s, revision %s lists %s", kind, m.etag, revision, want.hash)
+	}
+	if m.size != want.size {
+		return fmt.Errorf("size mismatch: the download announces %d bytes, revision %s lists %d", m.size, revision, want.size)
+	}
+	return nil
+}
+
+// httpClient returns the client to use, with the redirect policy of
+// [Client.checkRedirect] in place.
+func (c *Client) httpClient() *http.Client {
+	var hc http.Client
+	if c.HTTP != nil {
+		hc = *c.HTTP
+	} else {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.ResponseHeaderTimeout = 60 * time.Second
+		hc.Transport = t
+	}
+	hc.CheckRedirect = c.checkRedirect
+	return &hc
 }
 
 func (c *Client) fileURL(repo, revision, file string) string {
@@ -143,24 +204,29 @@ func (c *Client) newRequest(ctx context.Context, method, u string) (*http.Reques
 	}
 	req.Header.Set("User-Agent", ua)
 	req.Header.Set("Accept-Encoding", "identity") // sizes and hashes are of the raw bytes
-	if c.Token != "" {
+	if c.sendsToken(req.URL) {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
 	return req, nil
 }
 
 // head asks the hub for the file's hash, size and download location. It
-// follows relative redirects (a renamed repository) but stops at the first
-// absolute one, which for an LFS file points at its storage and carries
-// X-Linked-Etag and X-Linked-Size.
+// follows redirects without X-Linked-Etag (a renamed repository), under the
+// policy of [Client.checkRedirect], and stops at the first one that carries
+// X-Linked-Etag and X-Linked-Size: an LFS file's pointer to its storage.
 func (c *Client) head(ctx context.Context, repo, revision, file string) (meta, error) {
 	u := c.fileURL(repo, revision, file)
 	hc := *c.httpClient()
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	token := true // false once the chain has left the hub's origin
 	for hops := 0; ; hops++ {
 		req, err := c.newRequest(ctx, http.MethodHead, u)
 		if err != nil {
 			return meta{}, err
+		}
+		token = token && c.sendsToken(req.URL)
+		if !token {
+			req.Header.Del("Authorization")
 		}
 		resp, err := hc.Do(req)
 		if err != nil {
@@ -180,8 +246,8 @@ func (c *Client) head(ctx context.Context, repo, revision, file string) (meta, e
 			if err != nil {
 				return meta{}, fmt.Errorf("hub redirect %q: %w", loc, err)
 			}
-			if hops >= 5 {
-				return meta{}, errors.New("hub redirected too often")
+			if err := checkHop(resp.Request.URL, next, hops); err != nil {
+				return meta{}, err
 			}
 			u = next.String()
 			continue
@@ -194,6 +260,9 @@ func (c *Client) head(ctx context.Context, repo, revision, file string) (meta, e
 			next, err := resp.Request.URL.Parse(loc)
 			if err != nil {
 				return meta{}, fmt.Errorf("hub redirect %q: %w", loc, err)
+			}
+			if err := checkHop(resp.Request.URL, next, hops); err != nil {
+				return meta{}, err
 			}
 			m.location = next.String()
 		}
@@ -259,6 +328,11 @@ func (c *Client) download(ctx context.Context, m meta, file, blob string) (bool,
 	resumed := have > 0
 	if have < m.size {
 		got, err := c.get(ctx, m, file, f, have)
+		if errors.Is(err, errOversize) {
+			f.Close()
+			os.Remove(tmp) // no part of a file that broke its size is kept
+			return false, err
+		}
 		if err != nil {
 			return resumed && got, err
 		}
@@ -294,10 +368,7 @@ func (c *Client) get(ctx context.Context, m meta, file string, f *os.File, have 
 	if have > 0 {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", have))
 	}
-	stall := c.StallTimeout
-	if stall <= 0 {
-		stall = 60 * time.Second
-	}
+	stall := c.stallTimeout()
 	errStalled := fmt.Errorf("download stalled: nothing received for %v", stall)
 	timer := time.AfterFunc(stall, func() { cancel(errStalled) })
 	defer timer.Stop()
@@ -349,13 +420,15 @@ func (c *Client) get(ctx context.Context, m meta, file string, f *os.File, have 
 	}
 	if n != want {
 		if n > want {
-			restart(f)
-			return ranged, fmt.Errorf("hub sent more than the announced %d bytes", m.size)
+			return ranged, fmt.Errorf("%w: hub sent more than the revision's %d bytes; the file was discarded", errOversize, m.size)
 		}
 		return ranged, fmt.Errorf("download ended after %d of %d bytes (run again to resume)", have+n, m.size)
 	}
 	return ranged, nil
 }
+
+// errOversize marks a download that sent more than the file's size.
+var errOversize = errors.New("oversize download")
 
 // stallReader restarts the stall timer on every read that brings bytes.
 type stallReader struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math/rand"
 	"net/http"
 	"net/http/httptest"
@@ -230,10 +231,20 @@ func TestFetchSendsTheToken(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The hub gets the token; its LFS storage, another origin, never does.
+	storage := 0
 	for _, r := range h.Requests()[1:] {
-		if r.Authorization != "Bearer hf_secret" {
-			t.Errorf("%s %s: Authorization %q", r.Method, r.Path, r.Authorization)
+		want := "Bearer hf_secret"
+		if r.Storage {
+			want = ""
+			storage++
 		}
+		if r.Authorization != want {
+			t.Errorf("%s %s (storage %v): Authorization %q, want %q", r.Method, r.Path, r.Storage, r.Authorization, want)
+		}
+	}
+	if storage == 0 {
+		t.Error("no request reached the LFS storage")
 	}
 }
 
@@ -252,6 +263,27 @@ func TestFetchForceDownloadsAgain(t *testing.T) {
 	}
 }
 
+// withTree answers the revision's file list (paths-info) for file (""
+// means the one asked for) as an
+// LFS file with hash sha256 and size (def when size is 0), and passes every
+// other request to next.
+func withTree(file, sha256 string, def, size int, next http.HandlerFunc) http.HandlerFunc {
+	if size == 0 {
+		size = def
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/paths-info/") {
+			name := file
+			if name == "" {
+				name = r.PostFormValue("paths")
+			}
+			fmt.Fprintf(w, `[{"type":"file","path":%q,"oid":"%s","size":134,"lfs":{"oid":%q,"size":%d,"pointerSize":134}}]`, name, strings.Repeat("a", 40), sha256, size)
+			return
+		}
+		next(w, r)
+	}
+}
+
 func TestFetchErrors(t *testing.T) {
 	body := []byte("hello")
 	sum := sha256.Sum256(body)
@@ -261,17 +293,18 @@ func TestFetchErrors(t *testing.T) {
 		handler http.HandlerFunc
 		file    string
 		want    string
+		size    int // the size the revision's file list gives, when not 5
 	}{
-		{"not found", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, "config.json", "not found on the hub"},
-		{"server error", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }, "config.json", "500"},
+		{"not found", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, "config.json", "not found on the hub", 0},
+		{"server error", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }, "config.json", "500", 0},
 		{"no checkable hash", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("ETag", `"abc"`)
 			w.Header().Set("Content-Length", "5")
-		}, "config.json", "no checkable hash"},
+		}, "config.json", "no checkable hash", 0},
 		{"another commit", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("ETag", `"`+sha+`"`)
 			w.Header().Set("X-Repo-Commit", strings.Repeat("1", 40))
-		}, "config.json", "not the requested"},
+		}, "config.json", "not the requested", 0},
 		{"more bytes than announced", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("ETag", `"`+sha+`"`)
 			if r.Method == http.MethodHead {
@@ -279,13 +312,13 @@ func TestFetchErrors(t *testing.T) {
 				return
 			}
 			w.Write(body)
-		}, "config.json", "more than the announced"},
-		{"path escape", func(w http.ResponseWriter, r *http.Request) {}, "../etc/passwd", "clean relative path"},
-		{"absolute path", func(w http.ResponseWriter, r *http.Request) {}, "/etc/passwd", "clean relative path"},
+		}, "config.json", "more than the revision's 3 bytes", 3},
+		{"path escape", func(w http.ResponseWriter, r *http.Request) {}, "../etc/passwd", "clean relative path", 0},
+		{"absolute path", func(w http.ResponseWriter, r *http.Request) {}, "/etc/passwd", "clean relative path", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(tc.handler)
+			srv := httptest.NewServer(withTree(tc.file, sha, 5, tc.size, tc.handler))
 			defer srv.Close()
 			c := &hfhub.Client{Endpoint: srv.URL, Cache: hfhub.Cache{Root: t.TempDir()}}
 			_, err := c.Fetch(context.Background(), repo, rev, tc.file)
@@ -303,7 +336,7 @@ func TestFetchStallTimeout(t *testing.T) {
 	release := make(chan struct{})
 	body := []byte("hello")
 	sum := sha256.Sum256(body)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(withTree("config.json", hex.EncodeToString(sum[:]), 5, 0, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:])+`"`)
 		w.Header().Set("Content-Length", "5")
 		if r.Method == http.MethodHead {
