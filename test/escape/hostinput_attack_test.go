@@ -4,40 +4,16 @@ package escape_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/moat-sandbox/moat/internal/cli"
 )
 
-// hostInputCLIEnv makes this test binary the moat command: the host-input
-// attacks drive moat's command line as the unprivileged test user.
-const hostInputCLIEnv = "MOAT_ESCAPE_CLI"
-
-func init() {
-	if os.Getenv(hostInputCLIEnv) == "1" {
-		os.Unsetenv(hostInputCLIEnv)
-		os.Exit(cli.Main(os.Args[1:]))
-	}
-}
-
-// moatCLI runs moat's command line with args in dir, with its own state
-// directory (XDG_STATE_HOME) under state.
-func moatCLI(t *testing.T, dir, state string, args ...string) result {
+// moatCLIState runs moat's command line with args in dir, with its own
+// state directory (XDG_STATE_HOME) under state.
+func moatCLIState(t *testing.T, dir, state string, args ...string) result {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command(self, args...)
-	c.Dir = dir
-	c.Env = append(os.Environ(), hostInputCLIEnv+"=1", "XDG_STATE_HOME="+state)
-	var out, errb strings.Builder
-	c.Stdout, c.Stderr = &out, &errb
-	err = c.Run()
-	return toResult(out.String(), errb.String(), err)
+	return moatCLI(t, dir, []string{"XDG_STATE_HOME=" + state}, args...)
 }
 
 // hostInputCase is one hostile rewrite of a host input: the file a
@@ -144,7 +120,7 @@ func newHostInputDirs(t *testing.T) hostInputDirs {
 
 // plantScript is the sandbox's first run: it writes the host input (and
 // the interpreter a config may name) into its working directory.
-func plantScript(c hostInputCase, d hostInputDirs) string {
+func hostInputPlantScript(c hostInputCase, d hostInputDirs) string {
 	return `printf '%s' "$CONTENT" > ` + c.file + `; printf '#!/bin/sh\necho pwned > ` + d.root + `/pwned\nexit 1\n' > evil.sh; chmod +x evil.sh 2>/dev/null; true`
 }
 
@@ -161,14 +137,14 @@ func TestHostInputRewrittenBySandbox(t *testing.T) {
 	for _, c := range hostInputCases() {
 		t.Run(c.name, func(t *testing.T) {
 			d := newHostInputDirs(t)
-			plant := moatCLI(t, d.proj, d.state, "run", "--workdir", ".", "--env", "CONTENT="+c.content(d), "--", "sh", "-c", plantScript(c, d))
+			plant := moatCLIState(t, d.proj, d.state, "run", "--workdir", ".", "--env", "CONTENT="+c.content(d), "--", "sh", "-c", hostInputPlantScript(c, d))
 			if plant.Code != 0 {
 				t.Fatalf("the sandbox's run failed: %v", plant)
 			}
 			if b, err := os.ReadFile(filepath.Join(d.proj, c.file)); err != nil || string(b) != c.content(d) {
 				t.Fatalf("the sandbox did not write %s (%v): the attack is not set up", c.file, err)
 			}
-			next := moatCLI(t, c.cwd(d), d.state, c.next(d)...)
+			next := moatCLIState(t, c.cwd(d), d.state, c.next(d)...)
 			if next.Code != 2 {
 				t.Fatalf("the next command line was not refused with exit 2: %v", next)
 			}
@@ -182,10 +158,10 @@ func TestHostInputRewrittenBySandbox(t *testing.T) {
 
 			// Positive control 1: pinned by the user, the sandbox's
 			// content is read and takes effect.
-			if r := moatCLI(t, d.proj, d.state, append([]string{"trust", c.file}, c.also...)...); r.Code != 0 {
+			if r := moatCLIState(t, d.proj, d.state, append([]string{"trust", c.file}, c.also...)...); r.Code != 0 {
 				t.Fatalf("moat trust: %v", r)
 			}
-			moatCLI(t, c.cwd(d), d.state, c.next(d)...)
+			moatCLIState(t, c.cwd(d), d.state, c.next(d)...)
 			if !c.took(d) {
 				t.Fatalf("trusted, the file did not take effect: the probe cannot tell")
 			}
@@ -212,7 +188,7 @@ func TestHostInputRewrittenBySandbox(t *testing.T) {
 				t.Fatal(err)
 			}
 			os.WriteFile(filepath.Join(u.proj, "evil.sh"), []byte("#!/bin/sh\necho pwned > "+u.root+"/pwned\nexit 1\n"), 0o700)
-			r := moatCLI(t, c.cwd(u), u.state, args...)
+			r := moatCLIState(t, c.cwd(u), u.state, args...)
 			if !c.took(u) {
 				t.Fatalf("written by the user, the file did not take effect: %v", r)
 			}
@@ -244,14 +220,14 @@ func TestHostInputCurrentRun(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(d.proj, "moat.toml"), []byte("isolation = \"strict\"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			r := moatCLI(t, d.proj, d.state, c.args(d)...)
+			r := moatCLIState(t, d.proj, d.state, c.args(d)...)
 			if r.Code != 2 || !strings.Contains(r.Stderr, "moat trust") || exists(filepath.Join(d.proj, "ran")) {
 				t.Fatalf("want exit 2 naming moat trust and no run: %v", r)
 			}
-			if r := moatCLI(t, d.proj, d.state, "trust", "moat.toml"); r.Code != 0 {
+			if r := moatCLIState(t, d.proj, d.state, "trust", "moat.toml"); r.Code != 0 {
 				t.Fatalf("moat trust: %v", r)
 			}
-			r = moatCLI(t, d.proj, d.state, c.args(d)...)
+			r = moatCLIState(t, d.proj, d.state, c.args(d)...)
 			if r.Code != 0 || !exists(filepath.Join(d.proj, "ran")) {
 				t.Fatalf("pinned, want the run to go ahead: %v", r)
 			}
@@ -287,7 +263,7 @@ func TestHostInputNamedByConfig(t *testing.T) {
 				d := newHostInputDirs(t)
 				script := `mkdir -p wheels; printf '#!/bin/sh\necho pwned > ` + d.root + `/pwned\nexit 1\n' > evil.sh; chmod +x evil.sh`
 				if sandboxed {
-					if r := moatCLI(t, d.proj, d.state, "run", "--workdir", ".", "--", "sh", "-c", script); r.Code != 0 {
+					if r := moatCLIState(t, d.proj, d.state, "run", "--workdir", ".", "--", "sh", "-c", script); r.Code != 0 {
 						t.Fatalf("the sandbox's run failed: %v", r)
 					}
 				} else {
@@ -298,7 +274,7 @@ func TestHostInputNamedByConfig(t *testing.T) {
 				os.Mkdir(safe, 0o700)
 				cfg := filepath.Join(safe, "moat.toml")
 				os.WriteFile(cfg, []byte("[python]\ninterpreter = \""+d.proj+"/evil.sh\"\n"), 0o600)
-				r := moatCLI(t, d.root, d.state, c.args(d, cfg)...)
+				r := moatCLIState(t, d.root, d.state, c.args(d, cfg)...)
 				if sandboxed {
 					if r.Code != 2 || !strings.Contains(r.Stderr, c.refusal) || c.took(d, r) {
 						t.Fatalf("want exit 2 refusing the %s, and no effect: %v", c.refusal, r)

@@ -15,34 +15,13 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
-
-	"github.com/moat-sandbox/moat/internal/cli"
 )
 
-// cliEnv makes this test binary run as the moat command line (the
-// sandbox helper's re-execution is intercepted earlier, by moat's own
-// init), so the CLI is attacked as the unprivileged user without a
-// separate build.
-const cliEnv = "MOAT_ESCAPE_TEST_CLI"
-
-func init() {
-	if os.Getenv(cliEnv) == "1" {
-		os.Exit(cli.Main(os.Args[1:]))
-	}
-}
-
-// moatCLI returns a command that runs the moat command line with args in a
-// fresh working directory.
-func moatCLI(t *testing.T, args ...string) *exec.Cmd {
+// moatTermCLI returns a command that runs the moat command line with args
+// in a fresh working directory.
+func moatTermCLI(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), cliEnv+"=1")
-	return cmd
+	return moatCLICmd(t, t.TempDir(), nil, args...)
 }
 
 // onPty runs cmd with the given streams on a new terminal's slave (the
@@ -114,14 +93,14 @@ func TestTerminalModesRestoredAttack(t *testing.T) {
 		restored bool
 	}{
 		{"control: on the host", func(t *testing.T) *exec.Cmd { return exec.Command("sh", "-c", probe) }, false, false},
-		{"moat run", func(t *testing.T) *exec.Cmd { return moatCLI(t, "run", "--", "sh", "-c", probe) }, false, true},
+		{"moat run", func(t *testing.T) *exec.Cmd { return moatTermCLI(t, "run", "--", "sh", "-c", probe) }, false, true},
 		{"moat run, stopped by SIGTERM", func(t *testing.T) *exec.Cmd {
-			return moatCLI(t, "run", "--", "sh", "-c", probe+"; sleep 60")
+			return moatTermCLI(t, "run", "--", "sh", "-c", probe+"; sleep 60")
 		}, true, true},
 		{"moat run in a background job", func(t *testing.T) *exec.Cmd {
 			// A job-control shell on the terminal runs moat in the
 			// background: putting the modes back must not stop it (SIGTTOU).
-			m := moatCLI(t, "run", "--", "sh", "-c", probe)
+			m := moatTermCLI(t, "run", "--", "sh", "-c", probe)
 			cmd := exec.Command("sh", "-c", `set -m; "$0" "$@" & wait $!; echo "moat exit=$?"`)
 			cmd.Args = append(cmd.Args, m.Args...)
 			cmd.Dir, cmd.Env = m.Dir, m.Env
@@ -173,7 +152,7 @@ func TestTerminalRedactFilterAttack(t *testing.T) {
 		{"run --redact", []string{"run", "--redact", "--", "sh", "-c", script}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, _ := onPty(t, moatCLI(t, tc.args...), false, true, false)
+			out, _ := onPty(t, moatTermCLI(t, tc.args...), false, true, false)
 			if !strings.Contains(out, "ABCD") && !strings.Contains(out, "A\x1b]52") {
 				t.Fatalf("the probe's text did not arrive: %q", out)
 			}
@@ -210,7 +189,7 @@ func TestRedactSameDestinationAttack(t *testing.T) {
 			if !tc.same {
 				errF, _ = os.Create(filepath.Join(dir, "err"))
 			}
-			cmd := moatCLI(t, "run", "--redact", "--", "sh", "-c", script)
+			cmd := moatTermCLI(t, "run", "--redact", "--", "sh", "-c", script)
 			cmd.Stdout, cmd.Stderr = outF, errF
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("moat run: %v", err)
@@ -234,7 +213,7 @@ func TestRedactSameDestinationAttack(t *testing.T) {
 // (OSC 52); its programs' queries pass, since an interactive program needs
 // the answers (the control: OSC 11 arrives).
 func TestTerminalShellClipboardAttack(t *testing.T) {
-	cmd := moatCLI(t, "shell", "--shell", "/bin/sh")
+	cmd := moatTermCLI(t, "shell", "--shell", "/bin/sh")
 	master, slave, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)

@@ -11,36 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/moat-sandbox/moat/internal/cli"
 	"github.com/moat-sandbox/moat/internal/venv"
 )
-
-// cliEnv makes this test binary the moat CLI when it is re-executed by
-// moatCLI, so that the battery attacks the command line users run.
-const cliEnv = "MOAT_ESCAPE_RUN_CLI"
-
-func init() {
-	if os.Getenv(cliEnv) == "1" {
-		os.Exit(cli.Main(os.Args[1:]))
-	}
-}
-
-// moatCLI runs the moat CLI (this binary, as moat) in dir with env added,
-// as the unprivileged user the battery runs as.
-func moatCLI(t *testing.T, dir string, env []string, args ...string) result {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command(exe, args...)
-	c.Dir = dir
-	c.Env = append(append(os.Environ(), cliEnv+"=1"), env...)
-	var out, errb strings.Builder
-	c.Stdout, c.Stderr = &out, &errb
-	err = c.Run()
-	return toResult(out.String(), errb.String(), err)
-}
 
 // markerPayload is one line of Python that writes the marker file name
 // into dir, a host directory no sandbox can see or write: the marker
