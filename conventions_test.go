@@ -122,13 +122,19 @@ func TestImportDirection(t *testing.T) {
 			func(imp string) bool {
 				// redact and redact/model are public packages that moat redact
 				// and moat setup drive; hubtest is the fake hub setup's tests use;
-				// moattest lets the exec tests take a layer away.
+				// moattest lets the exec tests take a layer away; hostinput
+				// is the one reader of files a sandbox could have written
+				// (config, policy documents, fragments, interpreters), a
+				// leaf that imports nothing of the module.
 				return within(imp, mod) && imp != mod && imp != mod+"/policy" && imp != mod+"/ipc" && !within(imp, mod+"/internal/cli") &&
+					imp != mod+"/internal/hostinput" &&
 					!within(imp, mod+"/redact") && imp != mod+"/internal/hfhub/hubtest" &&
 					imp != mod+"/internal/moattest" // test helper; "no production code" below keeps it out of the binary
 			}},
 		{"ipc depends on nothing else of the module", "./ipc/...", true, false,
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/ipc") }},
+		{"hostinput depends on nothing else of the module", "./internal/hostinput/...", true, false,
+			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/hostinput") }},
 		{"backends import nothing above them", "./internal/backend/...", true, false,
 			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},
 		{"policy does not depend on the CLI", "./policy/...", true, false, under(mod+"/internal/cli", mod+"/cmd")},

@@ -116,6 +116,19 @@ var toolchainHomePaths = []string{
 	"miniconda3", "anaconda3", "miniforge3", ".conda",
 }
 
+// ProtectedPathsOfAllHomes returns ProtectedPaths for every home directory
+// whose secrets moat protects: the user's own (as $HOME and the password
+// database give it), root's, and each one under /home, in that order. A
+// zero SecurityConfig has every protection off, so it returns only what the
+// curated scan finds with its switches off: nothing.
+func (s SecurityConfig) ProtectedPathsOfAllHomes() []string {
+	var out []string
+	for _, h := range hostview.AllHomes(hostview.OwnHome()) {
+		out = append(out, s.ProtectedPaths(h)...)
+	}
+	return out
+}
+
 // ProtectedPaths returns the absolute paths under home that s protects,
 // in a fixed order: the lists of this file, then, with ProtectCredentials
 // or ProtectPackageCredentials, the entries of home's curated toolchain

@@ -7,7 +7,6 @@ import (
 
 	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/hostinput"
-	"github.com/moat-sandbox/moat/internal/hostview"
 	"github.com/moat-sandbox/moat/policy"
 )
 
@@ -70,11 +69,9 @@ func permissivePlace(sec *moat.SecurityConfig, grants []string) hostinput.Place 
 	if sec == nil {
 		return pl
 	}
-	for _, h := range hostview.AllHomes(hostview.OwnHome()) {
-		for _, p := range sec.ProtectedPaths(h) {
-			if !slices.Contains(grants, p) {
-				pl.Except = append(pl.Except, p)
-			}
+	for _, p := range sec.ProtectedPathsOfAllHomes() {
+		if !slices.Contains(grants, p) {
+			pl.Except = append(pl.Except, p)
 		}
 	}
 	return pl
