@@ -59,13 +59,6 @@ var ControlNames = []string{"config", "config.worktree", "commondir", "gitdir", 
 // whose include.path and includeIf.*.path are followed.
 var ConfigNames = []string{"config", "config.worktree"}
 
-// MaxEntries bounds how many directory entries one [Take] examines over
-// all its places. A scan that reaches it is reported, never silently cut.
-const MaxEntries = 200000
-
-// entryBudget is MaxEntries; tests lower it.
-var entryBudget = MaxEntries
-
 // maxDepth bounds how deep below a place the scan goes: PATH_MAX allows
 // about 2000 levels of one-letter names, and the entry budget bounds the
 // cost, so a sandbox cannot bury a repository below the scan cheaply.
@@ -101,9 +94,16 @@ type state struct {
 	sum     [sha256.Size]byte
 	content []byte // a small regular file's content, to restore it
 	kept    bool
+	// unsure says why the path could not be fully examined (too large to
+	// hash, past a budget, includes not all followed); such a path is
+	// treated as changed, never as clean.
+	unsure string
 }
 
 func (a *state) differs(b *state) bool {
+	if a.unsure != "" || b.unsure != "" {
+		return true
+	}
 	if a.kind != b.kind || !os.SameFile(a.info, b.info) {
 		return true
 	}
@@ -136,7 +136,7 @@ func Take(places []string) *Snapshot {
 	s := &Snapshot{taken: time.Now(), paths: map[string]*state{}, incomplete: map[string]string{}}
 	s.home, _ = os.UserHomeDir()
 	s.places = cleanPlaces(places)
-	sc := &scanner{s: s, budget: entryBudget, gitDirs: map[string]bool{}}
+	sc := newScanner(s)
 	for _, p := range s.places {
 		sc.place(p)
 	}
@@ -152,7 +152,8 @@ func takeAfter(before *Snapshot) *Snapshot {
 	s := &Snapshot{taken: time.Now(), paths: map[string]*state{}, incomplete: map[string]string{}}
 	s.home = before.home
 	s.places = before.places
-	sc := &scanner{s: s, budget: entryBudget, gitDirs: map[string]bool{}, repair: true}
+	sc := newScanner(s)
+	sc.repair = true
 	for _, p := range s.places {
 		sc.place(p)
 	}
@@ -217,27 +218,33 @@ func (s *Snapshot) Paths() []string {
 
 type scanner struct {
 	s       *Snapshot
-	budget  int
+	budget  int // names left to read (budget.go)
+	dirs    int // directories left to open
 	gitDirs map[string]bool
+	// hashLeft is the bytes left to hash; hashed what each inode read gave.
+	hashLeft int64
+	hashed   map[fileID]*hashed
+	// includesLeft is the include files left to follow; included those
+	// already followed.
+	includesLeft int
+	included     map[string]bool
 	// repair makes directories of ours that cannot be read readable
 	// (owner rwx added) before reading them.
 	repair bool
 }
 
-// spend takes n entries from the budget; false once it is exhausted.
-func (sc *scanner) spend(place string, n int) bool {
-	sc.budget -= n
-	if sc.budget < 0 {
-		if _, ok := sc.s.incomplete[place]; !ok {
-			sc.s.incomplete[place] = fmt.Sprintf("more than %d entries: what lies beyond them was not checked for repositories", entryBudget)
-		}
-		return false
+func newScanner(s *Snapshot) *scanner {
+	return &scanner{
+		s: s, budget: entryBudget, dirs: dirBudget, gitDirs: map[string]bool{},
+		hashLeft: hashBudget, hashed: map[fileID]*hashed{},
+		includesLeft: includeBudget, included: map[string]bool{},
 	}
-	return true
 }
 
 // place walks one writable place breadth first, so that what lies near
 // its top (where a shell prompt runs git on a plain cd) is examined first.
+// It reads names and types only (no stat), a chunk at a time: only a
+// control name costs more.
 func (sc *scanner) place(root string) {
 	fi, err := os.Lstat(root)
 	if err != nil || !fi.IsDir() {
@@ -251,68 +258,103 @@ func (sc *scanner) place(root string) {
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
-		entries, err := os.ReadDir(it.dir)
+		if !sc.spendDir(root) {
+			return
+		}
+		f, err := os.Open(it.dir)
 		if err != nil && sc.repair && errors.Is(err, fs.ErrPermission) && makeReadable(it.dir) {
 			sc.s.repaired = append(sc.s.repaired, it.dir)
-			entries, err = os.ReadDir(it.dir)
+			f, err = os.Open(it.dir)
 		}
-		if err != nil {
+		var git gitNames
+		var subdirs []string
+		for err == nil {
+			var entries []fs.DirEntry
+			entries, err = f.ReadDir(1024)
+			if !sc.spend(root, len(entries)) {
+				f.Close()
+				return
+			}
+			for _, e := range entries {
+				name := e.Name()
+				git.note(e)
+				p := filepath.Join(it.dir, name)
+				if it.depth == 0 && IsControlName(name) {
+					sc.tree(p, 0) // names.go
+				}
+				if name == ".git" {
+					sc.dotGit(p)
+					continue
+				}
+				if e.Type().IsDir() { // d_type: a link to a directory is not followed
+					subdirs = append(subdirs, name)
+				}
+			}
+		}
+		if f != nil {
+			f.Close()
+		}
+		if err != nil && err != io.EOF {
 			if _, ok := sc.s.incomplete[root]; !ok {
-				sc.s.incomplete[root] = fmt.Sprintf("%s could not be read (%v): what it holds was not checked for repositories", it.dir, errors.Unwrap(err))
+				sc.s.incomplete[root] = fmt.Sprintf("%s could not be read (%v): what it holds was not checked for repositories", it.dir, unwrap(err))
 			}
 			continue
 		}
-		if !sc.spend(root, len(entries)) {
-			return
-		}
-		gitLike := LooksLikeGitDir(entries)
+		gitLike := git.gitDir()
 		if gitLike {
 			// A bare repository, or a decoy: either way its own
 			// subdirectories may hold further repositories, so the walk
 			// goes on below it (all but its object store).
 			sc.gitDir(it.dir, 0)
 		}
-		for _, e := range entries {
-			p := filepath.Join(it.dir, e.Name())
-			if it.depth == 0 && IsControlName(e.Name()) {
-				sc.tree(p, 0) // names.go
-			}
-			if gitLike && e.Name() == "objects" {
+		for _, name := range subdirs {
+			if gitLike && name == "objects" {
 				continue
 			}
-			if e.Name() == ".git" {
-				sc.dotGit(p)
+			p := filepath.Join(it.dir, name)
+			if it.depth >= maxDepth {
+				sc.s.incomplete[root] = fmt.Sprintf("%s is more than %d levels deep: what it holds was not checked for repositories", p, maxDepth)
 				continue
 			}
-			if e.Type().IsDir() { // d_type: a link to a directory is not followed
-				if it.depth >= maxDepth {
-					sc.s.incomplete[root] = fmt.Sprintf("%s is more than %d levels deep: what it holds was not checked for repositories", p, maxDepth)
-					continue
-				}
-				queue = append(queue, item{p, it.depth + 1})
-			}
+			queue = append(queue, item{p, it.depth + 1})
 		}
 	}
 }
+
+func unwrap(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
+}
+
+// gitNames notes the entries that make a directory a git directory.
+type gitNames struct{ head, objects, refs, common bool }
+
+func (g *gitNames) note(e fs.DirEntry) {
+	switch e.Name() {
+	case "HEAD":
+		g.head = !e.IsDir()
+	case "objects":
+		g.objects = true
+	case "refs":
+		g.refs = true
+	case "commondir":
+		g.common = true
+	}
+}
+
+func (g *gitNames) gitDir() bool { return g.head && (g.common || g.objects && g.refs) }
 
 // LooksLikeGitDir reports whether a directory with these entries is one
 // git accepts as a git directory: HEAD, and objects/ with refs/ or a
 // commondir naming where they are.
 func LooksLikeGitDir(entries []fs.DirEntry) bool {
-	var head, objects, refs, common bool
+	var g gitNames
 	for _, e := range entries {
-		switch e.Name() {
-		case "HEAD":
-			head = !e.IsDir()
-		case "objects":
-			objects = true
-		case "refs":
-			refs = true
-		case "commondir":
-			common = true
-		}
+		g.note(e)
 	}
-	return head && (common || objects && refs)
+	return g.gitDir()
 }
 
 // record notes the state of p, if it exists and lies in a place.
@@ -330,16 +372,13 @@ func (sc *scanner) record(p string, r role) (*state, bool) {
 	st := &state{role: r, info: fi, kind: fi.Mode().Type(), perm: fi.Mode().Perm()}
 	switch {
 	case fi.Mode().IsRegular():
-		if f, err := openNoFollow(p); err == nil {
-			h := sha256.New()
-			var keep limitedBuffer
-			keep.max = maxKeep
-			_, err := io.Copy(io.MultiWriter(h, &keep), io.LimitReader(f, maxHash))
-			f.Close()
-			copy(st.sum[:], h.Sum(nil))
-			if err == nil && !keep.over && fi.Size() <= maxKeep {
-				st.content, st.kept = keep.b, true
-			}
+		keep := maxKeep
+		if r == roleInclude || r == roleControl && isConfigName(filepath.Base(p)) {
+			keep = maxConfig
+		}
+		sc.hashFile(p, fi, st, keep) // budget.go
+		if keep == maxConfig && !st.kept && st.unsure == "" {
+			st.unsure = fmt.Sprintf("a config larger than %d bytes, so its includes were not followed", maxConfig)
 		}
 	case fi.Mode()&fs.ModeSymlink != 0:
 		st.link, _ = os.Readlink(p)
@@ -474,15 +513,28 @@ func (sc *scanner) modules(dir string, depth, level int) {
 	}
 }
 
-// includes records the files a config file includes that lie in a place.
+// includes records the files a config file includes that lie in a place,
+// each at most once per snapshot, at most maxIncludeDepth levels deep and
+// includeBudget files in all. A config whose includes could not all be
+// followed is marked unsure, and so set aside at Close.
 func (sc *scanner) includes(file string, st *state, level int) {
-	if st.kind != 0 || level >= maxIncludeDepth {
+	if st.kind != 0 || !st.kept {
+		return
+	}
+	sc.included[file] = true
+	if level >= maxIncludeDepth {
+		st.unsure = fmt.Sprintf("includes nested more than %d levels deep", maxIncludeDepth)
 		return
 	}
 	for _, inc := range ParseIncludes(st.content) {
 		p, ok := ResolveInclude(file, inc, sc.s.home)
-		if !ok {
+		if !ok || sc.included[p] {
 			continue
+		}
+		sc.included[p] = true
+		if sc.includesLeft--; sc.includesLeft < 0 {
+			st.unsure = fmt.Sprintf("more than %d include files, so not all were followed", includeBudget)
+			return
 		}
 		if ist, ok := sc.record(p, roleInclude); ok {
 			sc.includes(p, ist, level+1)
@@ -508,3 +560,6 @@ func ResolveInclude(file, inc, home string) (string, bool) {
 	}
 	return resolve(filepath.Dir(file), inc), true
 }
+
+// isConfigName reports whether name is one of ConfigNames.
+func isConfigName(name string) bool { return name == "config" || name == "config.worktree" }
