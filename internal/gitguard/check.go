@@ -21,8 +21,8 @@ type Change struct {
 	// treated as changed.
 	Unsure string
 	role   role
-	kind    fs.FileMode
-	old     *state
+	kind   fs.FileMode
+	old    *state
 }
 
 // Diff lists the control paths of after that before did not have or that
