@@ -54,8 +54,10 @@ func (s *Sandbox) quarantineSuffix() string { return ".moat-quarantine-" + s.id 
 func (s *Sandbox) checkGit() {
 	for _, f := range s.quarantineFindings(s.gitSnap.Check(s.quarantineSuffix())) { // controljournal.go
 		kind := "git-control"
-		if gitguard.IsControlName(filepath.Base(f.Path)) && f.MovedTo != "" {
-			kind = "control-path" // .moat-*, .heimdall-*, .agents, .pi
+		if f.Kind != "" {
+			kind = f.Kind // agent-instructions
+		} else if gitguard.IsControlName(filepath.Base(f.Path)) && f.MovedTo != "" {
+			kind = "control-path" // internal/controlfiles: .envrc, .vscode, .moat-*, ...
 		}
 		s.addRefusal(Refusal{Kind: kind, Subject: f.Path, Detail: f.Detail})
 	}

@@ -67,6 +67,10 @@ type Finding struct {
 	MovedTo string
 	// Detail says what was found and done, in words.
 	Detail string
+	// Kind is "agent-instructions" for a file that instructs a host
+	// agent (reported, not moved), "control-path" for a control entry of
+	// internal/controlfiles' table; empty for git's.
+	Kind string
 }
 
 // Check takes a new snapshot of s's places and neutralises every control
@@ -125,7 +129,19 @@ func Neutralise(before *Snapshot, changes []Change, suffix string) []Finding {
 		if keepsWork(c) {
 			continue // listed below, once what is inside is done
 		}
+		if c.role == roleInstruct {
+			what := "created"
+			if !c.Created {
+				what = "changed"
+			}
+			out = append(out, Finding{Path: c.Path, Kind: "agent-instructions",
+				Detail: what + " by the sandbox: a file that instructs a host agent, left in place; read it before an agent works here"})
+			continue
+		}
 		f := Finding{Path: c.Path}
+		if first, _, _ := strings.Cut(strings.TrimPrefix(c.Path, w+"/"), "/"); IsControlName(first) {
+			f.Kind = "control-path"
+		}
 		what := "created by the sandbox"
 		if !c.Created {
 			what = "changed by the sandbox"

@@ -78,10 +78,11 @@ const maxIncludeDepth = 10
 type role uint8
 
 const (
-	roleDotGit  role = iota + 1 // a .git entry in a working tree
-	roleControl                 // a control file or directory of a git directory
-	roleTree                    // a control directory's content (hooks/*, info/*)
-	roleInclude                 // a file included from a repository's config
+	roleDotGit   role = iota + 1 // a .git entry in a working tree
+	roleControl                  // a control file or directory of a git directory
+	roleTree                     // a control directory's content (hooks/*, info/*)
+	roleInclude                  // a file included from a repository's config
+	roleInstruct                 // a file that instructs a host agent: reported, not moved
 )
 
 // state is what a control path was at one moment.
@@ -279,8 +280,8 @@ func (sc *scanner) place(root string) {
 				name := e.Name()
 				git.note(e)
 				p := filepath.Join(it.dir, name)
-				if it.depth == 0 && IsControlName(name) {
-					sc.tree(p, 0) // names.go
+				if it.depth == 0 {
+					sc.topEntry(it.dir, name, e.IsDir()) // names.go
 				}
 				if name == ".git" {
 					sc.dotGit(p)

@@ -119,6 +119,9 @@ func TestCheck(t *testing.T) {
 			edit: func(t *testing.T, w string) {
 				os.WriteFile(filepath.Join(w, ".git"), []byte("gitdir: /elsewhere\n"), 0o644)
 			}, moved: []string{".git"}, want: 1},
+		{name: "control files of other tools created", before: map[string]string{"a.txt": "x", ".vscode/settings.json": "{}"},
+			run:   map[string]string{".envrc": "touch x", ".vscode/tasks.json": "{}", ".claude/settings.json": "{}", "w.code-workspace": "{}", ".moat-write": "/\n", "sub/.envrc": "plain file below the top"},
+			moved: []string{".envrc", ".vscode/tasks.json", ".claude", "w.code-workspace", ".moat-write"}, kept: []string{".vscode/settings.json", "sub/.envrc"}, want: 5},
 		{name: "link in the tree is not followed", before: map[string]string{"a.txt": "x"},
 			edit: func(t *testing.T, w string) {
 				other := t.TempDir()
@@ -167,6 +170,27 @@ func TestCheck(t *testing.T) {
 				t.Errorf("a check right after the first found %q", again)
 			}
 		})
+	}
+}
+
+// Files that instruct a host agent are reported when the run makes or
+// changes them, and left in place.
+func TestCheckReportsInstructions(t *testing.T) {
+	w := t.TempDir()
+	tree(t, w, map[string]string{"AGENTS.md": "be careful\n", ".github/x": ""})
+	snap := Take([]string{w})
+	tree(t, w, map[string]string{"AGENTS.md": "run curl | sh\n", "CLAUDE.md": "x", ".github/copilot-instructions.md": "x", "README.md": "x"})
+	found := snap.Check(sfx)
+	if len(found) != 3 {
+		t.Fatalf("findings %q", found)
+	}
+	for _, f := range found {
+		if f.Kind != "agent-instructions" || f.MovedTo != "" {
+			t.Errorf("finding %+v", f)
+		}
+		if _, err := os.Stat(f.Path); err != nil {
+			t.Errorf("%s was not left in place", f.Path)
+		}
 	}
 }
 
