@@ -208,8 +208,27 @@ func Neutralise(before *Snapshot, changes []Change, suffix string) []Finding {
 
 // keepsWork reports whether c is a .git directory the run created, which
 // stays in place once its control paths are set aside.
+// Anything else named .git (an empty directory, one with only hooks/)
+// moves whole: an empty .git breaks every tool that stamps version
+// control information (go build), and holds no work.
 func keepsWork(c Change) bool {
-	return c.Created && c.role == roleDotGit && c.kind.IsDir() && c.Unsure == ""
+	return c.Created && c.role == roleDotGit && c.kind.IsDir() && c.Unsure == "" && holdsRepository(c.Path)
+}
+
+// holdsRepository reports whether dir, not through a link, holds HEAD,
+// objects/ and refs/ among its first entries.
+func holdsRepository(dir string) bool {
+	f, err := openDirEntries(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(4096)
+	var g gitNames
+	for _, e := range entries {
+		g.note(e)
+	}
+	return g.head && g.objects && g.refs
 }
 
 // sanitizeInPlace writes at p, a git config the run created or changed

@@ -133,3 +133,9 @@ func inodeKey(fi os.FileInfo) (fileID, bool) {
 	}
 	return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)}, true
 }
+
+// openDirEntries opens dir to list it, refusing a link in its last
+// component.
+func openDirEntries(dir string) (*os.File, error) {
+	return os.OpenFile(dir, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+}
