@@ -51,9 +51,17 @@ import (
 )
 
 // ControlNames are the entries of a git directory that are control paths
-// (see the package comment); hooks and info with everything in them. The
-// Linux backend binds the same entries read-only at start.
-var ControlNames = []string{"config", "config.worktree", "commondir", "gitdir", "hooks", "info"}
+// (see the package comment); hooks and info with everything in them, and
+// the state of an interactive rebase or a cherry-pick sequence (their
+// todo lists hold "exec COMMAND" lines that git rebase --continue runs).
+// The Linux backend binds the same entries read-only at start.
+var ControlNames = []string{"config", "config.worktree", "commondir", "gitdir", "hooks", "info", "rebase-merge", "sequencer"}
+
+// isControlTree reports whether name, one of ControlNames, is a directory
+// whose content is control paths too.
+func isControlTree(name string) bool {
+	return name == "hooks" || name == "info" || name == "rebase-merge" || name == "sequencer"
+}
 
 // ConfigNames are the entries of a git directory that are config files,
 // whose include.path and includeIf.*.path are followed.
@@ -448,7 +456,7 @@ func (sc *scanner) gitDir(g string, depth int) {
 		return
 	}
 	for _, name := range ControlNames {
-		if name == "hooks" || name == "info" {
+		if isControlTree(name) {
 			sc.tree(filepath.Join(g, name), 0)
 		} else {
 			sc.record(filepath.Join(g, name), roleControl)

@@ -96,6 +96,8 @@ func TestCheck(t *testing.T) {
 			run: map[string]string{".git/info/attributes": "* filter=evil\n"}, moved: []string{".git/info"}, want: 1},
 		{name: "info/attributes in an existing info", before: merge(repo(".git/"), map[string]string{".git/info/exclude": "x\n"}),
 			run: map[string]string{".git/info/attributes": "* filter=evil\n"}, moved: []string{".git/info/attributes"}, kept: []string{".git/info/exclude"}, want: 1},
+		{name: "rebase todo with exec", before: repo(".git/"),
+			run: map[string]string{".git/rebase-merge/git-rebase-todo": "exec touch x\n", ".git/rebase-merge/interactive": ""}, moved: []string{".git/rebase-merge"}, want: 1},
 		{name: "config.worktree", before: repo(".git/"),
 			run: map[string]string{".git/config.worktree": "[core]\n\tfsmonitor = evil\n"}, moved: []string{".git/config.worktree"}, want: 1},
 		{name: "included file created", before: merge(repo(".git/"), map[string]string{".git/config": "[include]\n\tpath = ../inc.cfg\n[includeIf \"onbranch:x\"]\n\tpath = ../if.cfg\n"}),

@@ -169,6 +169,19 @@ var gitControlProbes = []struct {
 		moved:  []string{"app/.git", ".cache-x/config"},
 	},
 	{
+		// An interactive rebase stopped at "break" leaves its todo list,
+		// whose exec lines git rebase --continue runs on the host.
+		name: "rebase todo with an exec line",
+		setup: func(t *testing.T, f *gitFixture) {
+			newHostRepo(t, f.W)
+			f.trigger = func(t *testing.T) string { return hostGitTry(f.W, nil, "rebase", "--continue") }
+		},
+		script: `GIT_SEQUENCE_EDITOR="printf 'break
+exec touch %s
+' "$M" >" git -c user.name=s -c user.email=s@example.invalid rebase -i HEAD`,
+		moved:  []string{".git/rebase-merge"},
+	},
+	{
 		name:   "info/attributes selects a filter driver",
 		setup:  filterRepo(true),
 		script: `mkdir -p .git/info && printf '* filter=moatx\n' > .git/info/attributes`,
