@@ -179,7 +179,7 @@ var gitControlProbes = []struct {
 		script: `GIT_SEQUENCE_EDITOR="printf 'break
 exec touch %s
 ' "$M" >" git -c user.name=s -c user.email=s@example.invalid rebase -i HEAD`,
-		moved:  []string{".git/rebase-merge"},
+		moved: []string{".git/rebase-merge"},
 	},
 	{
 		name:   "info/attributes selects a filter driver",
