@@ -451,6 +451,9 @@ func (s *Sandbox) undoJournal(root string, j *runJournal) {
 			if err != nil || present[journalEntry{Name: e.Name(), Dev: dev, Ino: ino}] {
 				continue // existed at the dead run's start: never touched
 			}
+			if e.Name() == ".git" && s.undoNewRepo(root, j, pl.Path, p, budget) {
+				continue
+			}
 			name := e.Name()
 			if i := strings.Index(name, ".moat-quarantine-"); i > 0 {
 				name = name[:i] // set aside in the place by that run's Close
@@ -753,6 +756,10 @@ func (s *Sandbox) undoNestedRepos(root string, j *runJournal, pl journalPlace, b
 		if err != nil {
 			continue
 		}
+		if s.undoNewRepo(root, j, pl.Path, p, budget) {
+			moved = append(moved, p)
+			continue
+		}
 		r := Refusal{Kind: "control-path", Subject: p}
 		dest, err := quarantine(root, j.ID, pl.Path, p, rel, budget)
 		if err != nil {
@@ -763,4 +770,32 @@ func (s *Sandbox) undoNestedRepos(root string, j *runJournal, pl journalPlace, b
 		}
 		s.addRefusal(r)
 	}
+}
+
+// undoNewRepo does for p, a .git directory a dead run created in place,
+// what that run's Close would have done (gitguard.NeutraliseNew): a
+// repository keeps its work and only its control paths go to the
+// quarantine; anything else named .git goes there whole. It reports
+// false when p is no directory, for the caller to move it.
+func (s *Sandbox) undoNewRepo(root string, j *runJournal, place, p string, budget *copyBudget) bool {
+	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		return false
+	}
+	for _, f := range gitguard.NeutraliseNew(place, p, s.quarantineSuffix()) {
+		r := Refusal{Kind: "control-path", Subject: f.Path, Detail: crashedDetail(j) + "; " + f.Detail}
+		if f.MovedTo != "" {
+			rel, err := filepath.Rel(place, f.Path)
+			if err == nil {
+				var dest string
+				if dest, err = quarantine(root, j.ID, place, f.MovedTo, rel, budget); err == nil {
+					r.Detail = crashedDetail(j) + "; " + strings.Replace(f.Detail, "moved to "+f.MovedTo, "moved to "+dest, 1)
+				}
+			}
+			if err != nil {
+				r.Detail += fmt.Sprintf("; it could not be moved out of %s to the quarantine: %v", place, err)
+			}
+		}
+		s.addRefusal(r)
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -314,4 +315,23 @@ func moveAside(w, p, suffix string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("every name like %s%s.N is taken", base, suffix)
+}
+
+// NeutraliseNew does for dir, a .git directory inside place that a run
+// created and whose moat died before Close, what [Snapshot.Check] would
+// have done: when dir is a repository, it stays with its work and only
+// its control paths are set aside (its config cut to its inert part);
+// otherwise dir moves aside whole. Only paths inside dir are touched.
+func NeutraliseNew(place, dir, suffix string) []Finding {
+	before := &Snapshot{places: cleanPlaces([]string{place}), paths: map[string]*state{}, incomplete: map[string]string{}}
+	before.home, _ = os.UserHomeDir()
+	after := &Snapshot{places: before.places, paths: map[string]*state{}, incomplete: map[string]string{}, home: before.home}
+	newScanner(after).dotGit(dir)
+	var inside []Change
+	for _, c := range Diff(before, after) {
+		if isUnder(c.Path, dir) {
+			inside = append(inside, c)
+		}
+	}
+	return Neutralise(before, inside, suffix)
 }

@@ -123,3 +123,31 @@ func FuzzIncludeWalk(f *testing.F) {
 		}
 	})
 }
+
+// NeutraliseNew, for what a dead run left: a repository keeps its work,
+// an empty .git moves whole, and an included file outside the .git is
+// never touched.
+func TestNeutraliseNew(t *testing.T) {
+	w := t.TempDir()
+	tree(t, w, merge(repo("r/.git/"), map[string]string{
+		"r/.git/config":           "[include]\n\tpath = ../../README.md\n[core]\n\tfsmonitor = x\n\tbare = false\n",
+		"r/.git/hooks/pre-commit": "#!/bin/sh\n", "r/.git/objects/ab/cd": "obj", "README.md": "mine\n", "e/.git/": ""}))
+	found := NeutraliseNew(w, filepath.Join(w, "r/.git"), sfx)
+	if len(found) != 3 {
+		t.Fatalf("findings %q", found)
+	}
+	for _, rel := range []string{"r/.git/objects/ab/cd", "r/.git/HEAD", "README.md"} {
+		if _, err := os.Stat(filepath.Join(w, rel)); err != nil {
+			t.Errorf("%s was touched: %v", rel, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(w, "r/.git/config")); string(b) != "[core]\n\tbare = \"false\"\n" {
+		t.Errorf("config %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(w, "r/.git/hooks"+sfx, "pre-commit")); err != nil {
+		t.Errorf("hooks not set aside: %v", err)
+	}
+	if found := NeutraliseNew(w, filepath.Join(w, "e/.git"), sfx); len(found) != 1 || found[0].MovedTo != filepath.Join(w, "e/.git"+sfx) {
+		t.Errorf("empty .git: %q", found)
+	}
+}
