@@ -215,11 +215,15 @@ func (s *Snapshot) placeOf(p string) string {
 	return ""
 }
 
-// Paths returns the control paths that existed when s was taken, sorted.
+// Paths returns the control paths that existed when s was taken, sorted;
+// files that only instruct a host agent (AGENTS.md, ...) are recorded to
+// report changes, but are not control paths to pin.
 func (s *Snapshot) Paths() []string {
 	out := make([]string, 0, len(s.paths))
-	for p := range s.paths {
-		out = append(out, p)
+	for p, st := range s.paths {
+		if st.role != roleInstruct {
+			out = append(out, p)
+		}
 	}
 	sort.Strings(out)
 	return out

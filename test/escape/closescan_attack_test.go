@@ -290,3 +290,48 @@ func TestCloseScanControlFiles(t *testing.T) {
 		}
 	})
 }
+
+// Issue 22, item 5: the control files of the table that exist at start
+// are pinned for the run (read-only binds, which need the mount
+// namespace): the sandbox can neither change nor replace them. Files
+// that instruct an agent are not pinned (the sandbox may be asked to edit
+// them). Control: in a place where they do not exist yet, the sandbox
+// creates them (Close then sets them aside).
+func TestControlFilesPinnedAtStart(t *testing.T) {
+	t.Parallel()
+	pinned := []string{".envrc", ".vscode/tasks.json", ".claude/settings.json", ".mcp.json", ".npmrc", "moat.toml", ".cargo/config.toml", ".devcontainer/devcontainer.json"}
+	w := t.TempDir()
+	for _, rel := range pinned {
+		writeFile(t, filepath.Join(w, rel), "the user's\n")
+	}
+	writeFile(t, filepath.Join(w, "AGENTS.md"), "the user's\n")
+	sb := newSandbox(t, moat.Config{WorkDir: w})
+	if !sb.Report().Active("control-paths") {
+		t.Fatalf("the control-paths layer is not active: pinning needs the mount namespace (this host should have it): %+v", sb.Report())
+	}
+	for _, rel := range pinned {
+		t.Run(rel, func(t *testing.T) {
+			r := sh(t, sb, `echo evil >> `+shq(rel)+` || echo WRITE-FAILED; mv `+shq(rel)+` moved-away 2>/dev/null || echo MOVE-FAILED`)
+			if !stdoutLine(r, "WRITE-FAILED") || !stdoutLine(r, "MOVE-FAILED") {
+				t.Errorf("the sandbox changed or moved the pinned %s: %s", rel, r)
+			}
+			if b, _ := os.ReadFile(filepath.Join(w, rel)); string(b) != "the user's\n" {
+				t.Errorf("%s now holds %q", rel, b)
+			}
+		})
+	}
+	t.Run("AGENTS.md is not pinned", func(t *testing.T) {
+		if r := sh(t, sb, `echo more >> AGENTS.md && echo WROTE`); !stdoutLine(r, "WROTE") {
+			t.Errorf("AGENTS.md was pinned: %s", r)
+		}
+	})
+	t.Run("control: absent at start, the sandbox creates them", func(t *testing.T) {
+		w2 := t.TempDir()
+		sb2 := newSandbox(t, moat.Config{WorkDir: w2})
+		for _, rel := range pinned {
+			if r := sh(t, sb2, `mkdir -p "$(dirname `+shq(rel)+`)" && echo x > `+shq(rel)+` && echo MADE`); !stdoutLine(r, "MADE") {
+				t.Fatalf("control: the sandbox could not create %s: %s", rel, r)
+			}
+		}
+	})
+}
