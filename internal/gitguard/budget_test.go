@@ -171,3 +171,29 @@ func TestNameBudgetPerType(t *testing.T) {
 		t.Errorf("a scan past the directory bound is not reported: %q", s.incomplete)
 	}
 }
+
+// A control directory is listed in memory only up to maxSmallDir entries:
+// at the bound its files are compared one by one; one past it, the
+// directory is unsure and Close sets it aside whole.
+func TestSmallDirBound(t *testing.T) {
+	for _, n := range []int{maxSmallDir, maxSmallDir + 1} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			w := t.TempDir()
+			tree(t, w, repo(".git/"))
+			for i := 0; i < n; i++ {
+				if err := os.WriteFile(filepath.Join(w, ".git/hooks", fmt.Sprint(i)), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			snap := Take([]string{w})
+			unsure := snap.paths[filepath.Join(w, ".git/hooks")].unsure != ""
+			if unsure != (n > maxSmallDir) {
+				t.Fatalf("%d entries: unsure %v", n, unsure)
+			}
+			found := snap.Check(sfx)
+			if (len(found) > 0) != (n > maxSmallDir) {
+				t.Errorf("%d entries: findings %q", n, found)
+			}
+		})
+	}
+}

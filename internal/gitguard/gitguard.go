@@ -476,7 +476,7 @@ func (sc *scanner) gitDir(g string, depth int) {
 			sc.gitDir(resolve(g, target), depth+1)
 		}
 	}
-	if entries, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
+	if entries, ok := sc.readSmallDir(filepath.Join(g, "worktrees")); ok {
 		for _, e := range entries {
 			if e.Type().IsDir() {
 				sc.gitDir(filepath.Join(g, "worktrees", e.Name()), depth+1)
@@ -496,8 +496,11 @@ func (sc *scanner) tree(p string, level int) {
 	if !ok || !st.kind.IsDir() || level > 4 {
 		return
 	}
-	entries, err := os.ReadDir(p)
-	if err != nil || !sc.spend(sc.s.placeOf(p), len(entries)) {
+	entries, ok := sc.readSmallDir(p)
+	if !ok {
+		if st.unsure == "" {
+			st.unsure = fmt.Sprintf("more than %d entries, or unreadable, so what it holds was not compared", maxSmallDir)
+		}
 		return
 	}
 	for _, e := range entries {
@@ -511,8 +514,11 @@ func (sc *scanner) modules(dir string, depth, level int) {
 	if level > 8 {
 		return
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil || !sc.spend(sc.s.placeOf(dir), len(entries)) {
+	entries, ok := sc.readSmallDir(dir)
+	if !ok {
+		if _, err := os.Lstat(dir); err == nil {
+			sc.cut(sc.s.placeOf(dir), fmt.Sprintf("%s holds more than %d entries", dir, maxSmallDir))
+		}
 		return
 	}
 	if level > 0 && LooksLikeGitDir(entries) {
@@ -576,3 +582,24 @@ func ResolveInclude(file, inc, home string) (string, bool) {
 
 // isConfigName reports whether name is one of ConfigNames.
 func isConfigName(name string) bool { return name == "config" || name == "config.worktree" }
+
+// maxSmallDir bounds the entries of a directory inside a git directory or
+// a control directory (hooks/, worktrees/, modules/, .vscode/, ...) that
+// the scan reads one by one; a larger one is not listed in memory.
+const maxSmallDir = 4096
+
+// readSmallDir lists dir, not through a link, spending the name budget,
+// and reports false when it cannot be read, holds more than maxSmallDir
+// entries, or the budget is spent.
+func (sc *scanner) readSmallDir(dir string) ([]fs.DirEntry, bool) {
+	f, err := openDirEntries(dir)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(maxSmallDir + 1)
+	if err != nil && err != io.EOF || len(entries) > maxSmallDir || !sc.spend(sc.s.placeOf(dir), len(entries)) {
+		return nil, false
+	}
+	return entries, true
+}
