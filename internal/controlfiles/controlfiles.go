@@ -68,7 +68,8 @@ var Table = []Entry{
 	{".agents", RunsCode, "agent skills"},
 	{".pi", RunsCode, "pi agent"},
 	// Toolchains.
-	{".cargo", RunsCode, "cargo (config.toml: runners, linkers, aliases)"},
+	{".cargo/config.toml", RunsCode, "cargo (runners, linkers, aliases)"},
+	{".cargo/config", RunsCode, "cargo (runners, linkers, aliases)"},
 	{".npmrc", RunsCode, "npm"},
 	{".yarnrc", RunsCode, "yarn"},
 	{".yarnrc.yml", RunsCode, "yarn"},
@@ -99,6 +100,20 @@ func Top(name string) Class {
 		}
 	}
 	return None
+}
+
+// NestedRunsCode returns the paths of the rows of class RunsCode that lie
+// below a directory at the top of a place (".cargo/config.toml"): the
+// directory itself is no control file (.cargo may hold a whole cargo
+// home), only these files in it are.
+func NestedRunsCode() []string {
+	var out []string
+	for _, e := range Table {
+		if e.Class == RunsCode && strings.Contains(e.Path, "/") {
+			out = append(out, e.Path)
+		}
+	}
+	return out
 }
 
 // Nested returns the rows below a directory at the top of a place named

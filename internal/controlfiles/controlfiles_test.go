@@ -6,7 +6,7 @@ func TestTop(t *testing.T) {
 	for name, want := range map[string]Class{
 		".envrc": RunsCode, ".vscode": RunsCode, "x.code-workspace": RunsCode, ".code-workspace": None,
 		".moat-write": RunsCode, ".moat-": None, ".heimdall-deny": RunsCode, "moat.toml": RunsCode,
-		".claude": RunsCode, ".mcp.json": RunsCode, ".cargo": RunsCode, ".npmrc": RunsCode,
+		".claude": RunsCode, ".mcp.json": RunsCode, ".cargo": None, ".npmrc": RunsCode,
 		"AGENTS.md": Instructs, "CLAUDE.md": Instructs, ".cursorrules": Instructs,
 		".github": None, "README.md": None, "src": None, ".git": None, "agents.md": None,
 	} {
@@ -20,6 +20,12 @@ func TestNested(t *testing.T) {
 	n := Nested(".github")
 	if len(n) != 1 || n[0].Path != ".github/copilot-instructions.md" || n[0].Class != Instructs {
 		t.Errorf("Nested(.github) = %v", n)
+	}
+	if c := Nested(".cargo"); len(c) != 2 || c[0].Class != RunsCode {
+		t.Errorf("Nested(.cargo) = %v", c)
+	}
+	if got := NestedRunsCode(); len(got) != 2 || got[0] != ".cargo/config.toml" {
+		t.Errorf("NestedRunsCode() = %q", got)
 	}
 	if len(Nested(".vscode")) != 0 {
 		t.Error(".vscode is covered whole, not by nested rows")

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/moat-sandbox/moat/internal/controlfiles"
 )
 
 // Change is one control path that differs between two snapshots.
@@ -140,7 +142,7 @@ func Neutralise(before *Snapshot, changes []Change, suffix string) []Finding {
 			continue
 		}
 		f := Finding{Path: c.Path}
-		if first, _, _ := strings.Cut(strings.TrimPrefix(c.Path, w+"/"), "/"); IsControlName(first) {
+		if controlfiles.ToolOf(strings.TrimPrefix(c.Path, w+"/")) != "" {
 			f.Kind = "control-path"
 		}
 		what := "created by the sandbox"

@@ -244,7 +244,7 @@ for i in range(%d): os.link("big", "l%%05d" %% i)
 func TestCloseScanControlFiles(t *testing.T) {
 	t.Parallel()
 	setAside := []string{".envrc", ".mise.toml", ".pre-commit-config.yaml", ".vscode", "x.code-workspace", ".idea",
-		".exrc", ".nvim.lua", ".claude", ".cursor", ".codex", ".gemini", ".mcp.json", ".cargo", ".npmrc", ".yarnrc.yml",
+		".exrc", ".nvim.lua", ".claude", ".cursor", ".codex", ".gemini", ".mcp.json", ".cargo/config.toml", ".npmrc", ".yarnrc.yml",
 		".pnpmfile.cjs", ".devcontainer", "moat.toml", ".moat-write", ".heimdall-deny"}
 	reported := []string{"AGENTS.md", "CLAUDE.md", ".cursorrules", ".github/copilot-instructions.md"}
 	script := "set -e; for f in " + strings.Join(setAside, " ") + " " + strings.Join(reported, " ") +
