@@ -30,7 +30,17 @@
 // alternates and the legacy branches/ and remotes/ name objects and URLs,
 // never commands (git refuses the ext:: transport by default).
 //
-// Files of the working tree are not control paths, because they cannot
+// A repository the run created keeps its work: its objects, refs, index
+// and history stay, only its control paths move, and its config is
+// replaced by its inert keys (sanitize.go). Every read is bounded
+// (budget.go): names, directories, hashed bytes and includes each have a
+// budget, includes and inodes are read once, and what a budget leaves
+// unread is treated as changed or reported, never taken for clean.
+//
+// Besides git's, the top of each place holds the control files of other
+// tools, listed in internal/controlfiles (names.go).
+//
+// Files of the working tree are not git control paths, because they cannot
 // name a command: .gitattributes only selects drivers that a config
 // defines, .gitmodules' "update = !command" is refused by git (since
 // 2.24.1, CVE-2019-19604), and .gitignore and .mailmap hold patterns and
