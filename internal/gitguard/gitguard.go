@@ -309,7 +309,7 @@ func (sc *scanner) place(root string) {
 					sc.dotGit(p)
 					continue
 				}
-				if e.Type().IsDir() { // d_type: a link to a directory is not followed
+				if e.Type().IsDir() && len(subdirs) <= sc.dirs { // d_type: a link to a directory is not followed
 					subdirs = append(subdirs, name)
 				}
 			}
@@ -338,6 +338,11 @@ func (sc *scanner) place(root string) {
 			if it.depth >= maxDepth {
 				sc.s.incomplete[root] = fmt.Sprintf("%s is more than %d levels deep: what it holds was not checked for repositories", p, maxDepth)
 				continue
+			}
+			if len(queue) >= sc.dirs {
+				// Never opened: the directory budget would end first.
+				sc.cut(root, fmt.Sprintf("more than %d directories", dirBudget))
+				break
 			}
 			queue = append(queue, item{p, it.depth + 1})
 		}
