@@ -467,6 +467,7 @@ func crashedDetail(j *runJournal) string {
 // undoJournal quarantines what a dead run created at the top of its
 // places and removes its placeholders.
 func (s *Sandbox) undoJournal(root string, j *runJournal) {
+	budget := newCopyBudget()
 	for _, pl := range j.Places {
 		fi, err := os.Lstat(pl.Path)
 		if err != nil || !fi.IsDir() {
@@ -489,11 +490,14 @@ func (s *Sandbox) undoJournal(root string, j *runJournal) {
 			if err != nil || present[journalEntry{Name: e.Name(), Dev: dev, Ino: ino}] {
 				continue // existed at the dead run's start: never touched
 			}
+			if e.Name() == ".git" && s.undoNewRepo(root, j, pl.Path, p, budget) {
+				continue
+			}
 			name := e.Name()
 			if i := strings.Index(name, ".moat-quarantine-"); i > 0 {
 				name = name[:i] // set aside in the place by that run's Close
 			}
-			dest, err := quarantine(root, j.ID, pl.Path, p, name)
+			dest, err := quarantine(root, j.ID, pl.Path, p, name, budget)
 			r := Refusal{Kind: "control-path", Subject: filepath.Join(pl.Path, name)}
 			if err != nil {
 				r.Detail = fmt.Sprintf("%s, and could not be moved to the quarantine: %v; remove it before running moat or git here", crashedDetail(j), err)
@@ -504,7 +508,7 @@ func (s *Sandbox) undoJournal(root string, j *runJournal) {
 		}
 	}
 	for _, pl := range j.Places {
-		s.undoNestedRepos(root, j, pl)
+		s.undoNestedRepos(root, j, pl, budget)
 	}
 	for _, pl := range j.Places {
 		// The hooks/ and config placeholders that run's engine made in
@@ -551,10 +555,33 @@ func escapePlace(place string) string {
 	return b.String()
 }
 
+// The quarantine copies an entry when the place and the state directory
+// lie on different file systems. What it copies was written by a
+// sandbox, so the copies of one Close or one sweep have a bound: bytes
+// (a sparse file, or many hard links of one, would otherwise cost their
+// full size each) and entries. Past it the copy is undone and the entry
+// stays set aside in its place, under its quarantine name, and is
+// reported; the journal is kept, so the next run tries again.
+const (
+	maxQuarantineCopyBytes   = 256 << 20
+	maxQuarantineCopyEntries = 100000
+)
+
+// copyBudget is what copies may still cost; the zero value allows none.
+type copyBudget struct {
+	bytes   int64
+	entries int
+}
+
+func newCopyBudget() *copyBudget {
+	return &copyBudget{bytes: maxQuarantineCopyBytes, entries: maxQuarantineCopyEntries}
+}
+
 // quarantine moves p, an entry inside place, to the quarantine as rel
 // (its path relative to the place, named as before it was set aside), and
-// returns where it went. It never replaces anything there.
-func quarantine(root, id, place, p, rel string) (string, error) {
+// returns where it went. It never replaces anything there. A copy across
+// file systems spends b.
+func quarantine(root, id, place, p, rel string, b *copyBudget) (string, error) {
 	base := quarantineDir(root, id, place)
 	dest := filepath.Join(base, rel)
 	if !strings.HasPrefix(dest, base+string(filepath.Separator)) {
@@ -582,7 +609,7 @@ func quarantine(root, id, place, p, rel string) (string, error) {
 	}
 	err := os.Rename(p, dest)
 	if err != nil && isCrossDevice(err) {
-		if err = copyTree(p, dest); err == nil {
+		if err = copyTree(p, dest, b); err == nil {
 			err = os.RemoveAll(p)
 		} else {
 			_ = os.RemoveAll(dest) // the original stays where it was
@@ -595,11 +622,19 @@ func quarantine(root, id, place, p, rel string) (string, error) {
 }
 
 // copyTree copies src to dst, which must not exist, without following
-// links; anything but directories, regular files and links is refused.
-func copyTree(src, dst string) error {
+// links, spending b; anything but directories, regular files and links
+// is refused.
+func copyTree(src, dst string, b *copyBudget) error {
 	fi, err := os.Lstat(src)
 	if err != nil {
 		return err
+	}
+	b.entries--
+	if fi.Mode().IsRegular() {
+		b.bytes -= fi.Size()
+	}
+	if b.entries < 0 || b.bytes < 0 {
+		return fmt.Errorf("copying it to another file system would take more than %d entries or %d bytes", maxQuarantineCopyEntries, maxQuarantineCopyBytes)
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -617,7 +652,7 @@ func copyTree(src, dst string) error {
 			return err
 		}
 		for _, e := range entries {
-			if err := copyTree(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			if err := copyTree(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name()), b); err != nil {
 				return err
 			}
 		}
@@ -632,7 +667,7 @@ func copyTree(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		_, err = io.Copy(out, in)
+		_, err = io.Copy(out, io.LimitReader(in, fi.Size())) // no more than was counted
 		if cerr := out.Close(); err == nil {
 			err = cerr
 		}
@@ -649,6 +684,7 @@ func (s *Sandbox) quarantineFindings(found []gitguard.Finding) []gitguard.Findin
 	}
 	places := s.gitPlaces()
 	sort.Slice(places, func(i, j int) bool { return len(places[i]) > len(places[j]) })
+	budget := newCopyBudget()
 	for i, f := range found {
 		if f.MovedTo == "" {
 			continue
@@ -667,7 +703,7 @@ func (s *Sandbox) quarantineFindings(found []gitguard.Finding) []gitguard.Findin
 		if err != nil {
 			continue
 		}
-		dest, err := quarantine(s.journal.root, s.id, place, f.MovedTo, rel)
+		dest, err := quarantine(s.journal.root, s.id, place, f.MovedTo, rel, budget)
 		if err != nil {
 			found[i].Detail += fmt.Sprintf("; it could not be moved out of %s to the quarantine: %v (the next run retries)", place, err)
 			s.journal.keep = true // swept once this process is gone
@@ -734,7 +770,7 @@ func (s *Sandbox) nestedRepos(place string) []string {
 // undoNestedRepos quarantines the .git entries below the top of a dead
 // run's place that were not there at its start (a repository the sandbox
 // made in a subdirectory), outermost first.
-func (s *Sandbox) undoNestedRepos(root string, j *runJournal, pl journalPlace) {
+func (s *Sandbox) undoNestedRepos(root string, j *runJournal, pl journalPlace, budget *copyBudget) {
 	had := map[string]bool{}
 	for _, r := range pl.Repos {
 		had[r] = true
@@ -759,8 +795,12 @@ func (s *Sandbox) undoNestedRepos(root string, j *runJournal, pl journalPlace) {
 		if err != nil {
 			continue
 		}
+		if s.undoNewRepo(root, j, pl.Path, p, budget) {
+			moved = append(moved, p)
+			continue
+		}
 		r := Refusal{Kind: "control-path", Subject: p}
-		dest, err := quarantine(root, j.ID, pl.Path, p, rel)
+		dest, err := quarantine(root, j.ID, pl.Path, p, rel, budget)
 		if err != nil {
 			r.Detail = fmt.Sprintf("%s, and could not be moved to the quarantine: %v; remove it before running git here", crashedDetail(j), err)
 		} else {
@@ -769,4 +809,32 @@ func (s *Sandbox) undoNestedRepos(root string, j *runJournal, pl journalPlace) {
 		}
 		s.addRefusal(r)
 	}
+}
+
+// undoNewRepo does for p, a .git directory a dead run created in place,
+// what that run's Close would have done (gitguard.NeutraliseNew): a
+// repository keeps its work and only its control paths go to the
+// quarantine; anything else named .git goes there whole. It reports
+// false when p is no directory, for the caller to move it.
+func (s *Sandbox) undoNewRepo(root string, j *runJournal, place, p string, budget *copyBudget) bool {
+	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		return false
+	}
+	for _, f := range gitguard.NeutraliseNew(place, p, s.quarantineSuffix()) {
+		r := Refusal{Kind: "control-path", Subject: f.Path, Detail: crashedDetail(j) + "; " + f.Detail}
+		if f.MovedTo != "" {
+			rel, err := filepath.Rel(place, f.Path)
+			if err == nil {
+				var dest string
+				if dest, err = quarantine(root, j.ID, place, f.MovedTo, rel, budget); err == nil {
+					r.Detail = crashedDetail(j) + "; " + strings.Replace(f.Detail, "moved to "+f.MovedTo, "moved to "+dest, 1)
+				}
+			}
+			if err != nil {
+				r.Detail += fmt.Sprintf("; it could not be moved out of %s to the quarantine: %v", place, err)
+			}
+		}
+		s.addRefusal(r)
+	}
+	return true
 }

@@ -268,7 +268,7 @@ func TestQuarantineAcrossFileSystems(t *testing.T) {
 	if err := os.Symlink("/elsewhere", filepath.Join(g, "link")); err != nil {
 		t.Fatal(err)
 	}
-	dest, err := quarantine(root, "0123456789ab", place, g, ".git")
+	dest, err := quarantine(root, "0123456789ab", place, g, ".git", newCopyBudget())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,12 @@ import (
 // writable places (internal/gitguard lists them), and Close, once every
 // process of the sandbox is dead, moves aside whatever the run created or
 // changed there, puts back the original of a changed file, and reports
-// each as a Refusal of kind "git-control". Nothing is deleted.
+// each as a Refusal of kind "git-control" ("control-path" for the other
+// tools' control files of internal/controlfiles). A repository the run
+// made keeps its objects, refs, index and history: only its control
+// paths move, and its config is cut to its inert keys. Files that
+// instruct a host agent (AGENTS.md, ...) are reported, kind
+// "agent-instructions", and left. Nothing is deleted.
 
 // gitSnapshot is the state of the git control paths at New.
 type gitSnapshot = gitguard.Snapshot
@@ -54,8 +59,10 @@ func (s *Sandbox) quarantineSuffix() string { return ".moat-quarantine-" + s.id 
 func (s *Sandbox) checkGit() {
 	for _, f := range s.quarantineFindings(s.gitSnap.Check(s.quarantineSuffix())) { // controljournal.go
 		kind := "git-control"
-		if gitguard.IsControlName(filepath.Base(f.Path)) && f.MovedTo != "" {
-			kind = "control-path" // .moat-*, .heimdall-*, .agents, .pi
+		if f.Kind != "" {
+			kind = f.Kind // agent-instructions
+		} else if gitguard.IsControlName(filepath.Base(f.Path)) && f.MovedTo != "" {
+			kind = "control-path" // internal/controlfiles: .envrc, .vscode, .moat-*, ...
 		}
 		s.addRefusal(Refusal{Kind: kind, Subject: f.Path, Detail: f.Detail})
 	}

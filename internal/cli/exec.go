@@ -249,6 +249,10 @@ func runExec(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (err e
 	}
 	sigs.forwardTo(cmd.Process)
 	err = cmd.Wait()
+	// Close may take a while on a large workdir: a signal now stops moat
+	// (its default action), and the run journal makes the next run finish
+	// what Close did not.
+	sigs.stop()
 	var exited *moat.ExitError
 	if err != nil && !errors.As(err, &exited) {
 		return setupError(err)

@@ -252,7 +252,12 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 		return startError(err)
 	}
 	sigs.forwardTo(cmd.Process)
-	return cmd.Wait()
+	err = cmd.Wait()
+	// Close may take a while on a large workdir: a signal now stops moat
+	// (its default action), and the run journal makes the next run finish
+	// what Close did not.
+	sigs.stop()
+	return err
 }
 
 // scriptInWorkDir reports whether the script lies in the working directory

@@ -96,6 +96,10 @@ func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err 
 	trace.mark("start")
 	sigs.forwardTo(cmd.Process)
 	err = cmd.Wait()
+	// Close may take a while on a large workdir: a signal now stops moat
+	// (its default action), and the run journal makes the next run finish
+	// what Close did not.
+	sigs.stop()
 	trace.mark("wait")
 	return err
 }

@@ -2,11 +2,15 @@ package gitguard
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/moat-sandbox/moat/internal/controlfiles"
 )
 
 // Change is one control path that differs between two snapshots.
@@ -16,9 +20,12 @@ type Change struct {
 	// Created is true for a path that did not exist before; otherwise it
 	// was changed (content, mode, type, or replaced by another file).
 	Created bool
-	role    role
-	kind    fs.FileMode
-	old     *state
+	// Unsure says why the path could not be fully examined; it is then
+	// treated as changed.
+	Unsure string
+	role   role
+	kind   fs.FileMode
+	old    *state
 }
 
 // Diff lists the control paths of after that before did not have or that
@@ -38,7 +45,11 @@ func Diff(before, after *Snapshot) []Change {
 			}
 			out = append(out, Change{Path: p, Created: true, role: a.role, kind: a.kind})
 		case b.differs(a):
-			out = append(out, Change{Path: p, role: a.role, kind: a.kind, old: b})
+			unsure := a.unsure
+			if unsure == "" {
+				unsure = b.unsure
+			}
+			out = append(out, Change{Path: p, Unsure: unsure, role: a.role, kind: a.kind, old: b})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -59,6 +70,10 @@ type Finding struct {
 	MovedTo string
 	// Detail says what was found and done, in words.
 	Detail string
+	// Kind is "agent-instructions" for a file that instructs a host
+	// agent (reported, not moved), "control-path" for a control entry of
+	// internal/controlfiles' table; empty for git's.
+	Kind string
 }
 
 // Check takes a new snapshot of s's places and neutralises every control
@@ -87,18 +102,25 @@ func (s *Snapshot) Check(suffix string) []Finding {
 
 // Neutralise moves each changed control path aside, renaming X to
 // X+suffix (or X+suffix+".N" when that is taken), and puts back the
-// original content of a regular file it had kept. A path inside a control
-// directory that moves too (hooks/x when hooks/ is new) moves with it and
-// is not listed on its own; the control files inside a new .git directory
-// are renamed inside it, so that the moved directory is no repository git
-// would read either, and listed with it. Links are never followed.
+// original content of a regular file it had kept; a git config it did not
+// keep is replaced by its inert part ([SanitizeConfig]). A path inside a
+// control directory that moves too (hooks/x when hooks/ is new) moves
+// with it and is not listed on its own. A .git directory the run created
+// is not moved: its objects, refs, index and history stay, and only its
+// control paths (each listed) are set aside. Links are never followed.
 func Neutralise(before *Snapshot, changes []Change, suffix string) []Finding {
 	moving := map[string]Change{}
 	for _, c := range changes {
 		moving[c.Path] = c
 	}
 	var out []Finding
+	kept := map[string][]string{}   // a kept new .git -> what was set aside inside it
 	folded := map[string][]string{} // a moved .git -> what moved inside it
+	for _, c := range changes {
+		if keepsWork(c) {
+			kept[c.Path] = nil
+		}
+	}
 	for _, c := range changes {
 		if rideAlong(c.Path, moving) {
 			continue
@@ -107,10 +129,28 @@ func Neutralise(before *Snapshot, changes []Change, suffix string) []Finding {
 		if w == "" {
 			continue
 		}
+		if keepsWork(c) {
+			continue // listed below, once what is inside is done
+		}
+		if c.role == roleInstruct {
+			what := "created"
+			if !c.Created {
+				what = "changed"
+			}
+			out = append(out, Finding{Path: c.Path, Kind: "agent-instructions",
+				Detail: what + " by the sandbox: a file that instructs a host agent, left in place; read it before an agent works here"})
+			continue
+		}
 		f := Finding{Path: c.Path}
+		if controlfiles.ToolOf(strings.TrimPrefix(c.Path, w+"/")) != "" {
+			f.Kind = "control-path"
+		}
 		what := "created by the sandbox"
 		if !c.Created {
 			what = "changed by the sandbox"
+		}
+		if c.Unsure != "" {
+			what += " or could not be checked (" + c.Unsure + ")"
 		}
 		moved, err := moveAside(w, c.Path, suffix)
 		if err != nil {
@@ -120,7 +160,8 @@ func Neutralise(before *Snapshot, changes []Change, suffix string) []Finding {
 		}
 		f.MovedTo = moved
 		f.Detail = what + "; moved to " + moved
-		if c.old != nil && (c.old.kept && c.old.kind == 0 || c.old.kind&fs.ModeSymlink != 0) {
+		switch {
+		case c.old != nil && (c.old.kept && c.old.kind == 0 || c.old.kind&fs.ModeSymlink != 0):
 			var err error
 			if c.old.kind == 0 {
 				err = restoreFile(w, c.Path, c.old.perm, c.old.content)
@@ -132,10 +173,16 @@ func Neutralise(before *Snapshot, changes []Change, suffix string) []Finding {
 			} else {
 				f.Detail += "; the original restored"
 			}
+		case c.role == roleControl && c.kind == 0 && filepath.Base(c.Path) == "config":
+			f.Detail += sanitizeInPlace(w, c.Path, moved)
 		}
 		if g := enclosingDotGit(c.Path, moving); g != "" {
-			folded[g] = append(folded[g], strings.TrimPrefix(c.Path, g+"/"))
-			continue
+			if _, ok := kept[g]; ok {
+				kept[g] = append(kept[g], strings.TrimPrefix(c.Path, g+"/"))
+			} else {
+				folded[g] = append(folded[g], strings.TrimPrefix(c.Path, g+"/"))
+				continue
+			}
 		}
 		out = append(out, f)
 	}
@@ -145,7 +192,86 @@ func Neutralise(before *Snapshot, changes []Change, suffix string) []Finding {
 			out[i].Detail += fmt.Sprintf(" (a repository: inside it %s renamed with the same suffix, so git reads none of it)", strings.Join(inner, ", "))
 		}
 	}
+	var repos []string
+	for g := range kept {
+		repos = append(repos, g)
+	}
+	sort.Strings(repos)
+	for _, g := range repos {
+		inner := kept[g]
+		sort.Strings(inner)
+		d := "a repository created by the sandbox; kept with its objects, refs, index and history"
+		if len(inner) > 0 {
+			d += "; set aside from it, since they can make git run programs: " + strings.Join(inner, ", ")
+		}
+		out = append(out, Finding{Path: g, Detail: d})
+	}
 	return out
+}
+
+// keepsWork reports whether c is a .git directory the run created, which
+// stays in place once its control paths are set aside.
+// Anything else named .git (an empty directory, one with only hooks/)
+// moves whole: an empty .git breaks every tool that stamps version
+// control information (go build), and holds no work.
+func keepsWork(c Change) bool {
+	return c.Created && c.role == roleDotGit && c.kind.IsDir() && c.Unsure == "" && holdsRepository(c.Path)
+}
+
+// holdsRepository reports whether dir, not through a link, holds HEAD,
+// objects/ and refs/ among its first entries.
+func holdsRepository(dir string) bool {
+	f, err := openDirEntries(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(4096)
+	var g gitNames
+	for _, e := range entries {
+		g.note(e)
+	}
+	return g.head && g.objects && g.refs
+}
+
+// sanitizeInPlace writes at p, a git config the run created or changed
+// whose original is not known, the inert part of the sandbox's version,
+// now at moved, and says what it did.
+func sanitizeInPlace(w, p, moved string) string {
+	b, err := readConfig(moved)
+	if err != nil {
+		return fmt.Sprintf("; no config is left in its place (%v): run git init there to make a fresh one", err)
+	}
+	clean, dropped := SanitizeConfig(b)
+	if err := restoreFile(w, p, 0o644, clean); err != nil {
+		return fmt.Sprintf("; its inert part could not be written back: %v", err)
+	}
+	if len(dropped) == 0 {
+		return "; its inert part written back"
+	}
+	return "; its inert part written back, without " + strings.Join(dropped, ", ")
+}
+
+// readConfig reads a regular file of at most maxConfig bytes, not
+// through a link.
+func readConfig(p string) ([]byte, error) {
+	f, err := openNoFollow(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxConfig {
+		return nil, fmt.Errorf("not a regular file of at most %d bytes", maxConfig)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxConfig+1))
+	if err == nil && len(b) > maxConfig {
+		err = fmt.Errorf("more than %d bytes", maxConfig)
+	}
+	return b, err
 }
 
 // rideAlong reports whether p lies inside a control directory (hooks/,
@@ -191,4 +317,23 @@ func moveAside(w, p, suffix string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("every name like %s%s.N is taken", base, suffix)
+}
+
+// NeutraliseNew does for dir, a .git directory inside place that a run
+// created and whose moat died before Close, what [Snapshot.Check] would
+// have done: when dir is a repository, it stays with its work and only
+// its control paths are set aside (its config cut to its inert part);
+// otherwise dir moves aside whole. Only paths inside dir are touched.
+func NeutraliseNew(place, dir, suffix string) []Finding {
+	before := &Snapshot{places: cleanPlaces([]string{place}), paths: map[string]*state{}, incomplete: map[string]string{}}
+	before.home, _ = os.UserHomeDir()
+	after := &Snapshot{places: before.places, paths: map[string]*state{}, incomplete: map[string]string{}, home: before.home}
+	newScanner(after).dotGit(dir)
+	var inside []Change
+	for _, c := range Diff(before, after) {
+		if isUnder(c.Path, dir) {
+			inside = append(inside, c)
+		}
+	}
+	return Neutralise(before, inside, suffix)
 }

@@ -123,3 +123,19 @@ func makeReadable(dir string) bool {
 	return unix.Fchmodat(unix.AT_FDCWD, dir, (st.Mode&0o7777)|0o700, unix.AT_SYMLINK_NOFOLLOW) == nil ||
 		unix.Chmod(dir, (st.Mode&0o7777)|0o700) == nil
 }
+
+// inodeKey names fi's inode by device and number; ok is false where the
+// platform does not say.
+func inodeKey(fi os.FileInfo) (fileID, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)}, true
+}
+
+// openDirEntries opens dir to list it, refusing a link in its last
+// component.
+func openDirEntries(dir string) (*os.File, error) {
+	return os.OpenFile(dir, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+}

@@ -79,3 +79,18 @@ func restoreLink(w, p, target string) error { return os.Symlink(target, p) }
 
 // makeReadable is not needed where no sandbox runs this scan.
 func makeReadable(string) bool { return false }
+
+// inodeKey is unknown here: every file is hashed on its own.
+func inodeKey(os.FileInfo) (fileID, bool) { return fileID{}, false }
+
+// openDirEntries opens dir to list it, after checking it is no link.
+func openDirEntries(dir string) (*os.File, error) {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	return os.Open(dir)
+}

@@ -30,7 +30,17 @@
 // alternates and the legacy branches/ and remotes/ name objects and URLs,
 // never commands (git refuses the ext:: transport by default).
 //
-// Files of the working tree are not control paths, because they cannot
+// A repository the run created keeps its work: its objects, refs, index
+// and history stay, only its control paths move, and its config is
+// replaced by its inert keys (sanitize.go). Every read is bounded
+// (budget.go): names, directories, hashed bytes and includes each have a
+// budget, includes and inodes are read once, and what a budget leaves
+// unread is treated as changed or reported, never taken for clean.
+//
+// Besides git's, the top of each place holds the control files of other
+// tools, listed in internal/controlfiles (names.go).
+//
+// Files of the working tree are not git control paths, because they cannot
 // name a command: .gitattributes only selects drivers that a config
 // defines, .gitmodules' "update = !command" is refused by git (since
 // 2.24.1, CVE-2019-19604), and .gitignore and .mailmap hold patterns and
@@ -51,20 +61,21 @@ import (
 )
 
 // ControlNames are the entries of a git directory that are control paths
-// (see the package comment); hooks and info with everything in them. The
-// Linux backend binds the same entries read-only at start.
-var ControlNames = []string{"config", "config.worktree", "commondir", "gitdir", "hooks", "info"}
+// (see the package comment); hooks and info with everything in them, and
+// the state of an interactive rebase or a cherry-pick sequence (their
+// todo lists hold "exec COMMAND" lines that git rebase --continue runs).
+// The Linux backend binds the same entries read-only at start.
+var ControlNames = []string{"config", "config.worktree", "commondir", "gitdir", "hooks", "info", "rebase-merge", "sequencer"}
+
+// isControlTree reports whether name, one of ControlNames, is a directory
+// whose content is control paths too.
+func isControlTree(name string) bool {
+	return name == "hooks" || name == "info" || name == "rebase-merge" || name == "sequencer"
+}
 
 // ConfigNames are the entries of a git directory that are config files,
 // whose include.path and includeIf.*.path are followed.
 var ConfigNames = []string{"config", "config.worktree"}
-
-// MaxEntries bounds how many directory entries one [Take] examines over
-// all its places. A scan that reaches it is reported, never silently cut.
-const MaxEntries = 200000
-
-// entryBudget is MaxEntries; tests lower it.
-var entryBudget = MaxEntries
 
 // maxDepth bounds how deep below a place the scan goes: PATH_MAX allows
 // about 2000 levels of one-letter names, and the entry budget bounds the
@@ -85,10 +96,11 @@ const maxIncludeDepth = 10
 type role uint8
 
 const (
-	roleDotGit  role = iota + 1 // a .git entry in a working tree
-	roleControl                 // a control file or directory of a git directory
-	roleTree                    // a control directory's content (hooks/*, info/*)
-	roleInclude                 // a file included from a repository's config
+	roleDotGit   role = iota + 1 // a .git entry in a working tree
+	roleControl                  // a control file or directory of a git directory
+	roleTree                     // a control directory's content (hooks/*, info/*)
+	roleInclude                  // a file included from a repository's config
+	roleInstruct                 // a file that instructs a host agent: reported, not moved
 )
 
 // state is what a control path was at one moment.
@@ -101,9 +113,16 @@ type state struct {
 	sum     [sha256.Size]byte
 	content []byte // a small regular file's content, to restore it
 	kept    bool
+	// unsure says why the path could not be fully examined (too large to
+	// hash, past a budget, includes not all followed); such a path is
+	// treated as changed, never as clean.
+	unsure string
 }
 
 func (a *state) differs(b *state) bool {
+	if a.unsure != "" || b.unsure != "" {
+		return true
+	}
 	if a.kind != b.kind || !os.SameFile(a.info, b.info) {
 		return true
 	}
@@ -136,7 +155,7 @@ func Take(places []string) *Snapshot {
 	s := &Snapshot{taken: time.Now(), paths: map[string]*state{}, incomplete: map[string]string{}}
 	s.home, _ = os.UserHomeDir()
 	s.places = cleanPlaces(places)
-	sc := &scanner{s: s, budget: entryBudget, gitDirs: map[string]bool{}}
+	sc := newScanner(s)
 	for _, p := range s.places {
 		sc.place(p)
 	}
@@ -152,7 +171,8 @@ func takeAfter(before *Snapshot) *Snapshot {
 	s := &Snapshot{taken: time.Now(), paths: map[string]*state{}, incomplete: map[string]string{}}
 	s.home = before.home
 	s.places = before.places
-	sc := &scanner{s: s, budget: entryBudget, gitDirs: map[string]bool{}, repair: true}
+	sc := newScanner(s)
+	sc.repair = true
 	for _, p := range s.places {
 		sc.place(p)
 	}
@@ -205,11 +225,15 @@ func (s *Snapshot) placeOf(p string) string {
 	return ""
 }
 
-// Paths returns the control paths that existed when s was taken, sorted.
+// Paths returns the control paths that existed when s was taken, sorted;
+// files that only instruct a host agent (AGENTS.md, ...) are recorded to
+// report changes, but are not control paths to pin.
 func (s *Snapshot) Paths() []string {
 	out := make([]string, 0, len(s.paths))
-	for p := range s.paths {
-		out = append(out, p)
+	for p, st := range s.paths {
+		if st.role != roleInstruct {
+			out = append(out, p)
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -217,27 +241,33 @@ func (s *Snapshot) Paths() []string {
 
 type scanner struct {
 	s       *Snapshot
-	budget  int
+	budget  int // names left to read (budget.go)
+	dirs    int // directories left to open
 	gitDirs map[string]bool
+	// hashLeft is the bytes left to hash; hashed what each inode read gave.
+	hashLeft int64
+	hashed   map[fileID]*hashed
+	// includesLeft is the include files left to follow; included those
+	// already followed.
+	includesLeft int
+	included     map[string]bool
 	// repair makes directories of ours that cannot be read readable
 	// (owner rwx added) before reading them.
 	repair bool
 }
 
-// spend takes n entries from the budget; false once it is exhausted.
-func (sc *scanner) spend(place string, n int) bool {
-	sc.budget -= n
-	if sc.budget < 0 {
-		if _, ok := sc.s.incomplete[place]; !ok {
-			sc.s.incomplete[place] = fmt.Sprintf("more than %d entries: what lies beyond them was not checked for repositories", entryBudget)
-		}
-		return false
+func newScanner(s *Snapshot) *scanner {
+	return &scanner{
+		s: s, budget: entryBudget, dirs: dirBudget, gitDirs: map[string]bool{},
+		hashLeft: hashBudget, hashed: map[fileID]*hashed{},
+		includesLeft: includeBudget, included: map[string]bool{},
 	}
-	return true
 }
 
 // place walks one writable place breadth first, so that what lies near
 // its top (where a shell prompt runs git on a plain cd) is examined first.
+// It reads names and types only (no stat), a chunk at a time: only a
+// control name costs more.
 func (sc *scanner) place(root string) {
 	fi, err := os.Lstat(root)
 	if err != nil || !fi.IsDir() {
@@ -251,68 +281,108 @@ func (sc *scanner) place(root string) {
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
-		entries, err := os.ReadDir(it.dir)
+		if !sc.spendDir(root) {
+			return
+		}
+		f, err := os.Open(it.dir)
 		if err != nil && sc.repair && errors.Is(err, fs.ErrPermission) && makeReadable(it.dir) {
 			sc.s.repaired = append(sc.s.repaired, it.dir)
-			entries, err = os.ReadDir(it.dir)
+			f, err = os.Open(it.dir)
 		}
-		if err != nil {
+		var git gitNames
+		var subdirs []string
+		for err == nil {
+			var entries []fs.DirEntry
+			entries, err = f.ReadDir(1024)
+			if !sc.spend(root, len(entries)) {
+				f.Close()
+				return
+			}
+			for _, e := range entries {
+				name := e.Name()
+				git.note(e)
+				p := filepath.Join(it.dir, name)
+				if it.depth == 0 {
+					sc.topEntry(it.dir, name, e.IsDir()) // names.go
+				}
+				if name == ".git" {
+					sc.dotGit(p)
+					continue
+				}
+				if e.Type().IsDir() && len(subdirs) <= sc.dirs { // d_type: a link to a directory is not followed
+					subdirs = append(subdirs, name)
+				}
+			}
+		}
+		if f != nil {
+			f.Close()
+		}
+		if err != nil && err != io.EOF {
 			if _, ok := sc.s.incomplete[root]; !ok {
-				sc.s.incomplete[root] = fmt.Sprintf("%s could not be read (%v): what it holds was not checked for repositories", it.dir, errors.Unwrap(err))
+				sc.s.incomplete[root] = fmt.Sprintf("%s could not be read (%v): what it holds was not checked for repositories", it.dir, unwrap(err))
 			}
 			continue
 		}
-		if !sc.spend(root, len(entries)) {
-			return
-		}
-		gitLike := LooksLikeGitDir(entries)
+		gitLike := git.gitDir()
 		if gitLike {
 			// A bare repository, or a decoy: either way its own
 			// subdirectories may hold further repositories, so the walk
 			// goes on below it (all but its object store).
 			sc.gitDir(it.dir, 0)
 		}
-		for _, e := range entries {
-			p := filepath.Join(it.dir, e.Name())
-			if it.depth == 0 && IsControlName(e.Name()) {
-				sc.tree(p, 0) // names.go
-			}
-			if gitLike && e.Name() == "objects" {
+		for _, name := range subdirs {
+			if gitLike && name == "objects" {
 				continue
 			}
-			if e.Name() == ".git" {
-				sc.dotGit(p)
+			p := filepath.Join(it.dir, name)
+			if it.depth >= maxDepth {
+				sc.s.incomplete[root] = fmt.Sprintf("%s is more than %d levels deep: what it holds was not checked for repositories", p, maxDepth)
 				continue
 			}
-			if e.Type().IsDir() { // d_type: a link to a directory is not followed
-				if it.depth >= maxDepth {
-					sc.s.incomplete[root] = fmt.Sprintf("%s is more than %d levels deep: what it holds was not checked for repositories", p, maxDepth)
-					continue
-				}
-				queue = append(queue, item{p, it.depth + 1})
+			if len(queue) >= sc.dirs {
+				// Never opened: the directory budget would end first.
+				sc.cut(root, fmt.Sprintf("more than %d directories", dirBudget))
+				break
 			}
+			queue = append(queue, item{p, it.depth + 1})
 		}
 	}
 }
+
+func unwrap(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
+}
+
+// gitNames notes the entries that make a directory a git directory.
+type gitNames struct{ head, objects, refs, common bool }
+
+func (g *gitNames) note(e fs.DirEntry) {
+	switch e.Name() {
+	case "HEAD":
+		g.head = !e.IsDir()
+	case "objects":
+		g.objects = true
+	case "refs":
+		g.refs = true
+	case "commondir":
+		g.common = true
+	}
+}
+
+func (g *gitNames) gitDir() bool { return g.head && (g.common || g.objects && g.refs) }
 
 // LooksLikeGitDir reports whether a directory with these entries is one
 // git accepts as a git directory: HEAD, and objects/ with refs/ or a
 // commondir naming where they are.
 func LooksLikeGitDir(entries []fs.DirEntry) bool {
-	var head, objects, refs, common bool
+	var g gitNames
 	for _, e := range entries {
-		switch e.Name() {
-		case "HEAD":
-			head = !e.IsDir()
-		case "objects":
-			objects = true
-		case "refs":
-			refs = true
-		case "commondir":
-			common = true
-		}
+		g.note(e)
 	}
-	return head && (common || objects && refs)
+	return g.gitDir()
 }
 
 // record notes the state of p, if it exists and lies in a place.
@@ -330,16 +400,13 @@ func (sc *scanner) record(p string, r role) (*state, bool) {
 	st := &state{role: r, info: fi, kind: fi.Mode().Type(), perm: fi.Mode().Perm()}
 	switch {
 	case fi.Mode().IsRegular():
-		if f, err := openNoFollow(p); err == nil {
-			h := sha256.New()
-			var keep limitedBuffer
-			keep.max = maxKeep
-			_, err := io.Copy(io.MultiWriter(h, &keep), io.LimitReader(f, maxHash))
-			f.Close()
-			copy(st.sum[:], h.Sum(nil))
-			if err == nil && !keep.over && fi.Size() <= maxKeep {
-				st.content, st.kept = keep.b, true
-			}
+		keep := maxKeep
+		if r == roleInclude || r == roleControl && isConfigName(filepath.Base(p)) {
+			keep = maxConfig
+		}
+		sc.hashFile(p, fi, st, keep) // budget.go
+		if keep == maxConfig && !st.kept && st.unsure == "" {
+			st.unsure = fmt.Sprintf("a config larger than %d bytes, so its includes were not followed", maxConfig)
 		}
 	case fi.Mode()&fs.ModeSymlink != 0:
 		st.link, _ = os.Readlink(p)
@@ -408,7 +475,7 @@ func (sc *scanner) gitDir(g string, depth int) {
 		return
 	}
 	for _, name := range ControlNames {
-		if name == "hooks" || name == "info" {
+		if isControlTree(name) {
 			sc.tree(filepath.Join(g, name), 0)
 		} else {
 			sc.record(filepath.Join(g, name), roleControl)
@@ -424,7 +491,7 @@ func (sc *scanner) gitDir(g string, depth int) {
 			sc.gitDir(resolve(g, target), depth+1)
 		}
 	}
-	if entries, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
+	if entries, ok := sc.readSmallDir(filepath.Join(g, "worktrees")); ok {
 		for _, e := range entries {
 			if e.Type().IsDir() {
 				sc.gitDir(filepath.Join(g, "worktrees", e.Name()), depth+1)
@@ -444,8 +511,11 @@ func (sc *scanner) tree(p string, level int) {
 	if !ok || !st.kind.IsDir() || level > 4 {
 		return
 	}
-	entries, err := os.ReadDir(p)
-	if err != nil || !sc.spend(sc.s.placeOf(p), len(entries)) {
+	entries, ok := sc.readSmallDir(p)
+	if !ok {
+		if st.unsure == "" {
+			st.unsure = fmt.Sprintf("more than %d entries, or unreadable, so what it holds was not compared", maxSmallDir)
+		}
 		return
 	}
 	for _, e := range entries {
@@ -459,8 +529,11 @@ func (sc *scanner) modules(dir string, depth, level int) {
 	if level > 8 {
 		return
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil || !sc.spend(sc.s.placeOf(dir), len(entries)) {
+	entries, ok := sc.readSmallDir(dir)
+	if !ok {
+		if _, err := os.Lstat(dir); err == nil {
+			sc.cut(sc.s.placeOf(dir), fmt.Sprintf("%s holds more than %d entries", dir, maxSmallDir))
+		}
 		return
 	}
 	if level > 0 && LooksLikeGitDir(entries) {
@@ -474,15 +547,28 @@ func (sc *scanner) modules(dir string, depth, level int) {
 	}
 }
 
-// includes records the files a config file includes that lie in a place.
+// includes records the files a config file includes that lie in a place,
+// each at most once per snapshot, at most maxIncludeDepth levels deep and
+// includeBudget files in all. A config whose includes could not all be
+// followed is marked unsure, and so set aside at Close.
 func (sc *scanner) includes(file string, st *state, level int) {
-	if st.kind != 0 || level >= maxIncludeDepth {
+	if st.kind != 0 || !st.kept {
+		return
+	}
+	sc.included[file] = true
+	if level >= maxIncludeDepth {
+		st.unsure = fmt.Sprintf("includes nested more than %d levels deep", maxIncludeDepth)
 		return
 	}
 	for _, inc := range ParseIncludes(st.content) {
 		p, ok := ResolveInclude(file, inc, sc.s.home)
-		if !ok {
+		if !ok || sc.included[p] {
 			continue
+		}
+		sc.included[p] = true
+		if sc.includesLeft--; sc.includesLeft < 0 {
+			st.unsure = fmt.Sprintf("more than %d include files, so not all were followed", includeBudget)
+			return
 		}
 		if ist, ok := sc.record(p, roleInclude); ok {
 			sc.includes(p, ist, level+1)
@@ -507,4 +593,28 @@ func ResolveInclude(file, inc, home string) (string, bool) {
 		return "", false
 	}
 	return resolve(filepath.Dir(file), inc), true
+}
+
+// isConfigName reports whether name is one of ConfigNames.
+func isConfigName(name string) bool { return name == "config" || name == "config.worktree" }
+
+// maxSmallDir bounds the entries of a directory inside a git directory or
+// a control directory (hooks/, worktrees/, modules/, .vscode/, ...) that
+// the scan reads one by one; a larger one is not listed in memory.
+const maxSmallDir = 4096
+
+// readSmallDir lists dir, not through a link, spending the name budget,
+// and reports false when it cannot be read, holds more than maxSmallDir
+// entries, or the budget is spent.
+func (sc *scanner) readSmallDir(dir string) ([]fs.DirEntry, bool) {
+	f, err := openDirEntries(dir)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(maxSmallDir + 1)
+	if err != nil && err != io.EOF || len(entries) > maxSmallDir || !sc.spend(sc.s.placeOf(dir), len(entries)) {
+		return nil, false
+	}
+	return entries, true
 }

@@ -72,14 +72,14 @@ func TestCheck(t *testing.T) {
 			kept: []string{"src/main.go", ".gitattributes", ".gitmodules"}, want: 0},
 		{name: "new repository in a subdirectory", before: map[string]string{"a.txt": "x"},
 			run:   merge(repo("sub/.git/"), map[string]string{"sub/.git/hooks/post-checkout": "#!/bin/sh\n"}),
-			moved: []string{"sub/.git"}, gone: []string{"sub/.git"}, want: 1,
-			edit: func(t *testing.T, w string) {}},
+			moved: []string{"sub/.git/config", "sub/.git/hooks"}, kept: []string{"sub/.git", "sub/.git/HEAD", "sub/.git/objects"},
+			gone: []string{"sub/.git/hooks"}, want: 3, edit: func(t *testing.T, w string) {}},
 		{name: "a decoy git directory hides nothing below it", before: repo(".git/"),
 			run: merge(map[string]string{"HEAD": "ref: refs/heads/main\n", "objects/": "", "refs/": "", ".git/commondir": "../evil\n"},
 				repo("evil/"), repo("sub/.git/")),
-			moved: []string{".git/commondir", "evil/config", "evil/hooks", "sub/.git"}, kept: []string{".git/config"}, want: 4},
+			moved: []string{".git/commondir", "evil/config", "evil/hooks", "sub/.git/config", "sub/.git/hooks"}, kept: []string{".git/config", "sub/.git"}, want: 6},
 		{name: "new repository at the top", before: map[string]string{"go.mod": "module x\n"},
-			run: repo(".git/"), moved: []string{".git"}, want: 1},
+			run: repo(".git/"), moved: []string{".git/config", ".git/hooks"}, kept: []string{".git", ".git/refs"}, want: 3},
 		{name: "commondir added", before: repo(".git/"),
 			run:   merge(map[string]string{".git/commondir": "../evil\n"}, repo("evil/")),
 			moved: []string{".git/commondir", "evil/config", "evil/hooks"}, kept: []string{".git/config"}, want: 3},
@@ -96,6 +96,8 @@ func TestCheck(t *testing.T) {
 			run: map[string]string{".git/info/attributes": "* filter=evil\n"}, moved: []string{".git/info"}, want: 1},
 		{name: "info/attributes in an existing info", before: merge(repo(".git/"), map[string]string{".git/info/exclude": "x\n"}),
 			run: map[string]string{".git/info/attributes": "* filter=evil\n"}, moved: []string{".git/info/attributes"}, kept: []string{".git/info/exclude"}, want: 1},
+		{name: "rebase todo with exec", before: repo(".git/"),
+			run: map[string]string{".git/rebase-merge/git-rebase-todo": "exec touch x\n", ".git/rebase-merge/interactive": ""}, moved: []string{".git/rebase-merge"}, want: 1},
 		{name: "config.worktree", before: repo(".git/"),
 			run: map[string]string{".git/config.worktree": "[core]\n\tfsmonitor = evil\n"}, moved: []string{".git/config.worktree"}, want: 1},
 		{name: "included file created", before: merge(repo(".git/"), map[string]string{".git/config": "[include]\n\tpath = ../inc.cfg\n[includeIf \"onbranch:x\"]\n\tpath = ../if.cfg\n"}),
@@ -107,7 +109,7 @@ func TestCheck(t *testing.T) {
 		{name: "submodule git dir", before: repo(".git/"),
 			run: repo(".git/modules/sub/"), moved: []string{".git/modules/sub/config", ".git/modules/sub/hooks"}, want: 2},
 		{name: "nested deep repository", before: map[string]string{"a.txt": "x"},
-			run: repo("a/b/c/d/e/f/g/h/i/j/k/.git/"), moved: []string{"a/b/c/d/e/f/g/h/i/j/k/.git"}, want: 1},
+			run: repo("a/b/c/d/e/f/g/h/i/j/k/.git/"), moved: []string{"a/b/c/d/e/f/g/h/i/j/k/.git/hooks"}, want: 3},
 		{name: "config changed", before: repo(".git/"),
 			edit: func(t *testing.T, w string) {
 				os.WriteFile(filepath.Join(w, ".git/config"), []byte("[core]\n\tfsmonitor = evil\n"), 0o644)
@@ -119,6 +121,9 @@ func TestCheck(t *testing.T) {
 			edit: func(t *testing.T, w string) {
 				os.WriteFile(filepath.Join(w, ".git"), []byte("gitdir: /elsewhere\n"), 0o644)
 			}, moved: []string{".git"}, want: 1},
+		{name: "control files of other tools created", before: map[string]string{"a.txt": "x", ".vscode/settings.json": "{}"},
+			run:   map[string]string{".envrc": "touch x", ".vscode/tasks.json": "{}", ".claude/settings.json": "{}", "w.code-workspace": "{}", ".moat-write": "/\n", "sub/.envrc": "plain file below the top"},
+			moved: []string{".envrc", ".vscode/tasks.json", ".claude", "w.code-workspace", ".moat-write"}, kept: []string{".vscode/settings.json", "sub/.envrc"}, want: 5},
 		{name: "link in the tree is not followed", before: map[string]string{"a.txt": "x"},
 			edit: func(t *testing.T, w string) {
 				other := t.TempDir()
@@ -158,7 +163,7 @@ func TestCheck(t *testing.T) {
 				}
 			}
 			for _, f := range found {
-				if !strings.Contains(f.Detail, "by the sandbox") || (f.MovedTo == "" && !strings.Contains(f.Detail, "could not")) {
+				if !strings.Contains(f.Detail, "by the sandbox") || (f.MovedTo == "" && !strings.Contains(f.Detail, "could not") && !strings.Contains(f.Detail, "kept with its")) {
 					t.Errorf("finding says too little: %+v", f)
 				}
 			}
@@ -167,6 +172,27 @@ func TestCheck(t *testing.T) {
 				t.Errorf("a check right after the first found %q", again)
 			}
 		})
+	}
+}
+
+// Files that instruct a host agent are reported when the run makes or
+// changes them, and left in place.
+func TestCheckReportsInstructions(t *testing.T) {
+	w := t.TempDir()
+	tree(t, w, map[string]string{"AGENTS.md": "be careful\n", ".github/x": ""})
+	snap := Take([]string{w})
+	tree(t, w, map[string]string{"AGENTS.md": "run curl | sh\n", "CLAUDE.md": "x", ".github/copilot-instructions.md": "x", "README.md": "x"})
+	found := snap.Check(sfx)
+	if len(found) != 3 {
+		t.Fatalf("findings %q", found)
+	}
+	for _, f := range found {
+		if f.Kind != "agent-instructions" || f.MovedTo != "" {
+			t.Errorf("finding %+v", f)
+		}
+		if _, err := os.Stat(f.Path); err != nil {
+			t.Errorf("%s was not left in place", f.Path)
+		}
 	}
 }
 
@@ -299,12 +325,12 @@ func TestCheckRepairsUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	found := snap.Check(sfx)
-	if _, err := os.Lstat(filepath.Join(w, "x/.git"+sfx)); err != nil {
-		t.Errorf("x/.git not moved aside: %v; findings %q", err, found)
+	if _, err := os.Lstat(filepath.Join(w, "x/.git/hooks"+sfx)); err != nil {
+		t.Errorf("x/.git/hooks not moved aside: %v; findings %q", err, found)
 	}
-	want := 1
+	want := 3
 	if os.Geteuid() != 0 {
-		want = 2 // and the repair is said
+		want = 4 // and the repair is said
 	}
 	if len(found) != want {
 		t.Errorf("%d findings, want %d: %q", len(found), want, found)

@@ -284,14 +284,18 @@ func TestControlPathsGitProtected(t *testing.T) {
 
 // A supplied working directory that is not a repository gets no placeholder
 // (an empty .git breaks go build), so git init, mkdir .git, a .git file or
-// link succeed during the run; Close moves what was made aside, so that no
-// repository is left, and reports it. Controls: the same scripts succeed
-// in an automatic working directory and on the host.
+// link succeed during the run. Close moves aside what was made, and
+// reports it: a .git that is no repository (empty, only hooks/), a .git
+// file or link whole; a real repository (git init) keeps its work, with
+// its hooks/ and info/ moved to the quarantine and its config cut to its
+// inert part (test/workloads' TestGitInitWorkKept holds its history).
+// Controls: the same scripts succeed in an automatic working directory
+// and on the host.
 func TestControlPathsNoNewRepository(t *testing.T) {
 	t.Parallel()
 	need(t, "git", "python3")
 	attacks := []struct{ name, script string }{
-		{"git init", `git init -q . && test -f .git/HEAD && echo ATTACK-OK`},
+		{"git init", `git init -q . && test -f .git/HEAD && git config core.fsmonitor 'touch /tmp/x' && echo ATTACK-OK`},
 		{"mkdir .git", `mkdir .git && echo ATTACK-OK`},
 		{"mkdir .git/hooks", `mkdir -p .git/hooks && printf '#!/bin/sh\n' > .git/hooks/pre-commit && echo ATTACK-OK`},
 		{"python mkdir", `python3 -c 'import os; os.mkdir(".git"); print("ATTACK-OK")'`},
@@ -315,14 +319,32 @@ func TestControlPathsNoNewRepository(t *testing.T) {
 			if !stdoutLine(r, "ATTACK-OK") {
 				t.Fatalf("control: the script failed in the sandbox, so Close has nothing to find: %s", r)
 			}
-			if exists(filepath.Join(w, ".git")) {
-				t.Errorf("after Close %s/.git exists: %s", w, snapshot(filepath.Join(w, ".git")))
-			}
-			if quarantinedAt(t, sb.Refusals(), "git-control", filepath.Join(w, ".git")) == "" || snapshot(w) != before { // controljournal_test.go
-				t.Errorf("after Close the working directory is %s (was %s): want the sandbox's .git moved to the quarantine: %v", snapshot(w), before, sb.Refusals())
-			}
-			if !refused(sb, "git-control", filepath.Join(w, ".git")) {
-				t.Errorf("Refusals does not name %s/.git: %v", w, sb.Refusals())
+			if a.name == "git init" {
+				g := filepath.Join(w, ".git")
+				if !exists(filepath.Join(g, "HEAD")) || exists(filepath.Join(g, "hooks")) || exists(filepath.Join(g, "info")) {
+					t.Errorf("after Close the new repository is not kept inert: %s", snapshot(g))
+				}
+				if b, _ := os.ReadFile(filepath.Join(g, "config")); strings.Contains(string(b), "fsmonitor") {
+					t.Errorf("after Close the new repository's config still names core.fsmonitor:\n%s", b)
+				}
+				for _, c := range []string{"config", "hooks"} {
+					if quarantinedAt(t, sb.Refusals(), "git-control", filepath.Join(g, c)) == "" {
+						t.Errorf("%s was not moved to the quarantine: %v", c, sb.Refusals())
+					}
+				}
+				if !refused(sb, "git-control", g) {
+					t.Errorf("Refusals does not name %s: %v", g, sb.Refusals())
+				}
+			} else {
+				if exists(filepath.Join(w, ".git")) {
+					t.Errorf("after Close %s/.git exists: %s", w, snapshot(filepath.Join(w, ".git")))
+				}
+				if quarantinedAt(t, sb.Refusals(), "git-control", filepath.Join(w, ".git")) == "" || snapshot(w) != before { // controljournal_test.go
+					t.Errorf("after Close the working directory is %s (was %s): want the sandbox's .git moved to the quarantine: %v", snapshot(w), before, sb.Refusals())
+				}
+				if !refused(sb, "git-control", filepath.Join(w, ".git")) {
+					t.Errorf("Refusals does not name %s/.git: %v", w, sb.Refusals())
+				}
 			}
 			// Controls.
 			if c := sh(t, newSandbox(t, moat.Config{}), a.script); !stdoutLine(c, "ATTACK-OK") {

@@ -59,7 +59,10 @@ var gitControlProbes = []struct {
 	// script is what the sandbox (or, for the control, the host) runs in W.
 	script string
 	// moved are the paths (relative to W) that Close must have moved aside
-	// and named; none when the write must fail during the run already.
+	// and named; none when the write must fail during the run already. A
+	// repository's config moved aside is replaced by its inert part, so
+	// it must be there again, without the payload. A repository the run
+	// made keeps its work: only its control paths are named.
 	moved []string
 }{
 	{
@@ -84,7 +87,7 @@ var gitControlProbes = []struct {
 			t.Cleanup(func() { _ = os.Chmod(filepath.Join(f.W, "x"), 0o755) }) // before TempDir's removal
 		},
 		script: `mkdir x && (cd x && git init -q . && ` + fsmonitorCfg + ` >> .git/config) && chmod 311 x`,
-		moved:  []string{"x/.git"},
+		moved:  []string{"x/.git/config"},
 	},
 	{
 		name:   "include.path file created",
@@ -144,7 +147,7 @@ var gitControlProbes = []struct {
 			f.trigger = func(t *testing.T) string { return hostGitTry(filepath.Join(f.W, "sub"), nil, "status") }
 		},
 		script: `git init -q sub && ` + fsmonitorCfg + ` >> sub/.git/config`,
-		moved:  []string{"sub/.git"},
+		moved:  []string{"sub/.git/config"},
 	},
 	{
 		name: "new repository with a hook, inside an existing one",
@@ -155,7 +158,7 @@ var gitControlProbes = []struct {
 			}
 		},
 		script: `git init -q vendor/x && printf '#!/bin/sh\ntouch "%s"\n' "$M" > vendor/x/.git/hooks/pre-commit && chmod +x vendor/x/.git/hooks/pre-commit`,
-		moved:  []string{"vendor/x/.git"},
+		moved:  []string{"vendor/x/.git/hooks"},
 	},
 	{
 		name: ".git file to a hidden git dir",
@@ -164,6 +167,19 @@ var gitControlProbes = []struct {
 		},
 		script: `mkdir app && git init -q --separate-git-dir="$W/.cache-x" app && ` + fsmonitorCfg + ` >> .cache-x/config`,
 		moved:  []string{"app/.git", ".cache-x/config"},
+	},
+	{
+		// An interactive rebase stopped at "break" leaves its todo list,
+		// whose exec lines git rebase --continue runs on the host.
+		name: "rebase todo with an exec line",
+		setup: func(t *testing.T, f *gitFixture) {
+			newHostRepo(t, f.W)
+			f.trigger = func(t *testing.T) string { return hostGitTry(f.W, nil, "rebase", "--continue") }
+		},
+		script: `GIT_SEQUENCE_EDITOR="printf 'break
+exec touch %s
+' "$M" >" git -c user.name=s -c user.email=s@example.invalid rebase -i HEAD`,
+		moved: []string{".git/rebase-merge"},
 	},
 	{
 		name:   "info/attributes selects a filter driver",
@@ -287,7 +303,11 @@ func TestGitControlNeutralised(t *testing.T) {
 				if !refused(sb, "git-control", subject) {
 					t.Errorf("Refusals does not name %s: %v\nsandbox: %s", subject, sb.Refusals(), r)
 				}
-				if exists(subject) {
+				if filepath.Base(rel) == "config" {
+					if b, _ := os.ReadFile(subject); bytes.Contains(b, []byte("fsmonitor")) {
+						t.Errorf("%s still holds the payload after Close:\n%s", subject, b)
+					}
+				} else if exists(subject) {
 					t.Errorf("%s is still there after Close", subject)
 				}
 				if quarantinedAt(t, sb.Refusals(), "git-control", subject) == "" { // controljournal_test.go

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/moat-sandbox/moat/internal/controlfiles"
 	"github.com/moat-sandbox/moat/internal/gitguard"
 )
 
@@ -89,8 +90,13 @@ func (cp *controlPlan) place(w string, seen map[string]bool) error {
 		return err
 	}
 	for _, e := range entries {
-		if gitguard.IsControlName(e.Name()) { // .moat-*, .heimdall-*, .agents, .pi
+		if gitguard.IsControlName(e.Name()) { // internal/controlfiles: .envrc, .vscode, .moat-*, ...
 			cp.add(filepath.Join(w, e.Name()), seen)
+		}
+	}
+	for _, rel := range controlfiles.NestedRunsCode() { // .cargo/config.toml
+		if p := filepath.Join(w, rel); exists(p) {
+			cp.add(p, seen)
 		}
 	}
 	budget := repoScanEntries

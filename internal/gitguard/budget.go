@@ -1,0 +1,132 @@
+package gitguard
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+)
+
+// The scan's bounds. A snapshot reads what a sandbox wrote, so each kind
+// of work it does has its own bound, and work done once is remembered:
+//
+//   - names: directory entries read, over all places (a getdents name
+//     and type each, never a stat). Only a control name found among them
+//     costs more, so hard links, which cost a sandbox no inode, buy it
+//     nothing but names;
+//   - dirs: directories opened, over all places;
+//   - hashed bytes: the content hashed over the whole snapshot; an inode
+//     seen before (another hard link to it) is not read again;
+//   - includes: the files followed from include.path and includeIf.*.path,
+//     over the whole snapshot, each at most once, at most
+//     maxIncludeDepth levels deep.
+//
+// Past a bound nothing is taken for clean: a directory not read is
+// reported as not checked, and a file not hashed or a config whose
+// includes were not all followed is treated as changed, so Close sets it
+// aside.
+const (
+	// MaxEntries bounds the directory entries one [Take] reads. A name
+	// costs a getdents record and a compare (about 0.2 µs): 16 Mi names
+	// is a few seconds, and a sandbox needs some 600 MiB of directory
+	// blocks to reach it, hard links or not.
+	MaxEntries = 16 << 20
+	// MaxDirs bounds the directories one [Take] opens.
+	MaxDirs = 1 << 19
+	// MaxHashBytes bounds the bytes one [Take] hashes.
+	MaxHashBytes = 64 << 20
+	// MaxIncludes bounds the include files one [Take] follows.
+	MaxIncludes = 256
+)
+
+// The bounds in force; tests lower them.
+var (
+	entryBudget   = MaxEntries
+	dirBudget     = MaxDirs
+	hashBudget    = int64(MaxHashBytes)
+	includeBudget = MaxIncludes
+)
+
+// maxConfig bounds the config file kept to follow its includes and to
+// write its inert part back; a larger one is treated as changed.
+const maxConfig = 1 << 20
+
+// fileID names one inode.
+type fileID struct{ dev, ino uint64 }
+
+// hashed is what reading one inode gave.
+type hashed struct {
+	size    int64
+	sum     [sha256.Size]byte
+	content []byte
+	kept    bool
+}
+
+// spendDir takes one directory from the budget; false once it is spent.
+func (sc *scanner) spendDir(place string) bool {
+	sc.dirs--
+	if sc.dirs < 0 {
+		sc.cut(place, fmt.Sprintf("more than %d directories", dirBudget))
+		return false
+	}
+	return true
+}
+
+// spend takes n names from the budget; false once it is spent.
+func (sc *scanner) spend(place string, n int) bool {
+	sc.budget -= n
+	if sc.budget < 0 {
+		sc.cut(place, fmt.Sprintf("more than %d entries", entryBudget))
+		return false
+	}
+	return true
+}
+
+func (sc *scanner) cut(place, why string) {
+	if _, ok := sc.s.incomplete[place]; !ok {
+		sc.s.incomplete[place] = why + ": what lies beyond them was not checked for repositories"
+	}
+}
+
+// hashFile fills st from the regular file p: its hash, and its content
+// when it is small enough to restore (keep bytes; maxConfig for a
+// config). An inode already read is not read again; a file larger than
+// maxHash, or past the snapshot's byte budget, is marked unsure.
+func (sc *scanner) hashFile(p string, fi os.FileInfo, st *state, keepMax int) {
+	key, haveKey := inodeKey(fi)
+	if haveKey {
+		if h, ok := sc.hashed[key]; ok && h.size == fi.Size() && (h.kept || fi.Size() > int64(keepMax)) {
+			st.sum, st.content, st.kept = h.sum, h.content, h.kept
+			return
+		}
+	}
+	if fi.Size() > maxHash {
+		st.unsure = fmt.Sprintf("larger than %d bytes, so not compared", maxHash)
+		return
+	}
+	if fi.Size() > sc.hashLeft {
+		st.unsure = fmt.Sprintf("past the scan's budget of %d bytes hashed, so not compared", hashBudget)
+		return
+	}
+	f, err := openNoFollow(p)
+	if err != nil {
+		st.unsure = "could not be read, so not compared"
+		return
+	}
+	defer f.Close()
+	h := sha256.New()
+	keep := limitedBuffer{max: keepMax}
+	n, err := io.Copy(io.MultiWriter(h, &keep), io.LimitReader(f, fi.Size()+1))
+	sc.hashLeft -= n
+	if err != nil || n != fi.Size() {
+		st.unsure = "changed while it was read, so not compared"
+		return
+	}
+	copy(st.sum[:], h.Sum(nil))
+	if !keep.over {
+		st.content, st.kept = keep.b, true
+	}
+	if haveKey {
+		sc.hashed[key] = &hashed{size: fi.Size(), sum: st.sum, content: st.content, kept: st.kept}
+	}
+}
