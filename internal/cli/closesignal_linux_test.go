@@ -91,7 +91,7 @@ func TestMoatRunSignalDuringClose(t *testing.T) {
 				t.Fatal("the control did not run")
 			}
 			cmd, stderr, done := startSlowClose(t, w)
-			time.Sleep(closeTook / 5)
+			time.Sleep(closeTook / 10)
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,12 @@ func TestMoatRunSignalDuringClose(t *testing.T) {
 			if d := time.Since(sent); d > closeTook/2+time.Second {
 				t.Errorf("moat took %v to stop after the signal", d)
 			}
-			// The next run finishes the job.
+			// The next run finishes the job, if Close had not set the
+			// .envrc aside before the signal landed (under load the scan
+			// can reach it first; TestCrashedRunControlNamesSwept in the
+			// escape battery holds the sweep whatever the timing).
+			_, leftErr := os.Lstat(filepath.Join(w, ".envrc"))
+			left := leftErr == nil
 			next := exec.Command(moatBin, "run", "--workdir", w, "--", "true")
 			next.WaitDelay = 10 * time.Second
 			out, err := next.CombinedOutput()
@@ -115,8 +120,11 @@ func TestMoatRunSignalDuringClose(t *testing.T) {
 			if _, err := os.Lstat(filepath.Join(w, ".envrc")); err == nil {
 				t.Errorf("the next run left the planted .envrc: %s", out)
 			}
-			if !strings.Contains(string(out), ".envrc") {
-				t.Errorf("the next run does not report the .envrc: %s", out)
+			if left && !strings.Contains(string(out), ".envrc") {
+				t.Errorf("the next run does not report the .envrc it set aside: %s", out)
+			}
+			if !left {
+				t.Logf("Close had set the .envrc aside before the signal")
 			}
 		})
 	}
