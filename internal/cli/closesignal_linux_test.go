@@ -69,7 +69,7 @@ func startSlowClose(t *testing.T, w string) (*exec.Cmd, *bytes.Buffer, time.Time
 func TestMoatRunSignalDuringClose(t *testing.T) {
 	requireSandbox(t)
 	w := t.TempDir()
-	manyDirs(t, w, 300, 200)
+	manyDirs(t, w, 400, 250)
 	var closeTook time.Duration
 	t.Run("control: Close takes a while", func(t *testing.T) {
 		cmd, stderr, done := startSlowClose(t, w)
@@ -78,7 +78,7 @@ func TestMoatRunSignalDuringClose(t *testing.T) {
 		}
 		closeTook = time.Since(done)
 		t.Logf("Close of %s took %v", w, closeTook)
-		if closeTook < 700*time.Millisecond {
+		if closeTook < 400*time.Millisecond {
 			t.Fatalf("control: Close took only %v, too short to signal it reliably", closeTook)
 		}
 		if _, err := os.Lstat(filepath.Join(w, ".envrc")); err == nil {
