@@ -738,11 +738,6 @@ func (s *Sandbox) protectStateRoot(v spec.View) spec.View {
 	if err != nil {
 		return v
 	}
-	for _, g := range s.cfg.Grants {
-		if g.Path == root {
-			return v
-		}
-	}
 	for _, p := range v.Protected {
 		if p == root || strings.HasPrefix(root, p+"/") {
 			return v

@@ -2,9 +2,12 @@ package moat
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/moat-sandbox/moat/internal/hostinput"
 	"github.com/moat-sandbox/moat/internal/venv"
 )
 
@@ -165,7 +168,11 @@ func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
 		SystemSitePackages: cfg.SystemSitePackages,
 		Backend:            venv.Backend(cfg.Backend),
 		Index:              venv.Index{URL: cfg.IndexURL, FindLinks: cfg.FindLinks, NoIndex: cfg.NoIndex},
-		Install:            installVenv, // python_install.go
+		Install:            installVenv,  // python_install.go
+		LookPath:           hostLookPath, // python_hosttools.go
+	}
+	if err := checkVenvSpecTools(cfg.Python); err != nil {
+		return s, err
 	}
 	if m != nil && m.Progress != nil {
 		progress := m.Progress
@@ -186,9 +193,13 @@ func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
 	if err != nil {
 		return s, errorf("venv cache %q: %v", dir, err)
 	}
-	// TODO(trusted-state): the cache directory holds the manifests the
-	// host trusts; it must be a place no sandbox can write (see
-	// trustedStatePath in the policy-trust work).
+	// The cache holds the manifests the host trusts: refuse one that a
+	// sandbox of an earlier run could write.
+	if o, err := hostToolOptions("venv cache"); err != nil {
+		return s, err
+	} else if err := hostinput.CheckDir(dir, o); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return s, errorf("%w", err)
+	}
 	if s.Path != "" {
 		abs, err := filepath.Abs(s.Path)
 		if err != nil {

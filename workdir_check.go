@@ -126,7 +126,8 @@ func checkGrantPlaces(grants []Grant) error {
 }
 
 // checkPlaces refuses, before anything is created, a supplied working
-// directory that [CheckWorkDir] refuses, a grant of the root, too few open
+// directory that [CheckWorkDir] refuses, a grant of the root, a place in
+// moat's state directory, too few open
 // files, and an audit log the sandbox could write.
 func (s *Sandbox) checkPlaces() error {
 	if s.cfg.WorkDir != "" {
@@ -135,6 +136,9 @@ func (s *Sandbox) checkPlaces() error {
 		}
 	}
 	if err := checkGrantPlaces(s.cfg.Grants); err != nil {
+		return err
+	}
+	if err := s.checkStatePlaces(); err != nil { // workdir_check_state.go
 		return err
 	}
 	if err := checkOpenFiles(s.cfg.Limits.OpenFiles); err != nil { // validate.go

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"os/exec"
@@ -532,6 +533,11 @@ func Interpreter(name string, look func(string) (string, error)) (string, error)
 	if !strings.Contains(name, "/") {
 		var err error
 		if p, err = look(name); err != nil {
+			if !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
+				// Found, but refused (a program a sandbox could have
+				// written): the caller's look says why.
+				return "", fmt.Errorf("moat: python: %w", err)
+			}
 			return "", fmt.Errorf("moat: python: %s not found on the host's PATH; install Python 3 or name an interpreter (--python)", name)
 		}
 	}
@@ -558,6 +564,9 @@ func chooseBackend(b Backend, look func(string) (string, error)) (string, error)
 		return "", nil
 	case UV:
 		p, err := look("uv")
+		if err != nil && !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("moat: venv: uv: %w", err)
+		}
 		if err != nil {
 			return "", errors.New("moat: venv: uv was asked for (--venv-backend uv) but is not installed on the host's PATH; install it, or use --venv-backend python")
 		}

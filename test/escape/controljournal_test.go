@@ -4,8 +4,10 @@ package escape_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -284,7 +286,8 @@ func TestCrashedRunDenyPlaceholdersSwept(t *testing.T) {
 // with the home unprotected (everything readable and writable but the
 // protected paths) can neither list, read nor write the moat state
 // directory that holds its own run's journal and the quarantine. The
-// control grants the state directory itself, and the same probe succeeds.
+// control runs the same probe on the host, where it succeeds; a grant of
+// the state directory itself, or of a directory in it, is refused by New.
 func TestJournalAndQuarantineUnreachable(t *testing.T) {
 	journalProbes(t, moat.Strict)
 }
@@ -305,13 +308,10 @@ func journalProbes(t *testing.T, enf moat.Enforcement) {
 	for _, tt := range []struct {
 		name  string
 		grant bool
-	}{{"protected", false}, {"control: state directory granted", true}} {
+	}{{"protected", false}, {"control: the probe on the host", true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := docCwd(t)
 			cfg := moat.Config{WorkDir: d, Isolation: moat.IsolationPermissive, Security: &sec, Enforcement: enf}
-			if tt.grant {
-				cfg.Grants = []moat.Grant{{Path: root, Access: moat.READ | moat.WRITE}}
-			}
 			sb, err := moat.New(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -319,13 +319,54 @@ func journalProbes(t *testing.T, enf moat.Enforcement) {
 			defer sb.Close()
 			j := filepath.Join(root, "journal")
 			probe := fmt.Sprintf(`cat %s/*.json && echo READ-OK; echo x > %s/evil.json && echo WRITE-OK; mkdir -p %s/quarantine/x && echo QWRITE-OK`, shq(j), shq(j), shq(root))
-			r := sh(t, sb, probe)
+			var r result
+			if tt.grant {
+				out, err := exec.Command("sh", "-c", probe).Output()
+				r = toResult(string(out), "", err)
+			} else {
+				r = sh(t, sb, probe)
+			}
 			got := stdoutLine(r, "READ-OK") || stdoutLine(r, "WRITE-OK") || stdoutLine(r, "QWRITE-OK")
 			if got != tt.grant {
 				t.Errorf("reached the state directory: %v, want %v: %s", got, tt.grant, r)
 			}
 			_ = os.Remove(filepath.Join(j, "evil.json"))
 			_ = os.RemoveAll(filepath.Join(root, "quarantine", "x"))
+		})
+	}
+}
+
+// TestStateDirectoryPlacesRefused: a grant, working directory or home that
+// is moat's state directory, or lies in it, is refused by New before
+// anything is created: a sandbox that could write there could erase the
+// record of the places it may have written and forge a trusted file.
+// Control: a grant of the directory above it is accepted (the state
+// directory is then hidden: TestJournalAndQuarantineUnreachable).
+func TestStateDirectoryPlacesRefused(t *testing.T) {
+	root := stateRoot(t)
+	for _, tt := range []struct {
+		name    string
+		cfg     moat.Config
+		refused bool
+	}{
+		{"grant of the state directory", moat.Config{Grants: []moat.Grant{{Path: root, Access: moat.READ | moat.WRITE}}}, true},
+		{"read-only grant of its journal", moat.Config{Grants: []moat.Grant{{Path: filepath.Join(root, "journal"), Access: moat.READ}}}, true},
+		{"working directory in it", moat.Config{WorkDir: filepath.Join(root, "quarantine")}, true},
+		{"home in it", moat.Config{Home: filepath.Join(root, "home")}, true},
+		{"control: a grant of the directory above", moat.Config{Grants: []moat.Grant{{Path: filepath.Dir(root), Access: moat.READ}}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sb, err := moat.New(tt.cfg)
+			if err == nil {
+				sb.Close()
+			}
+			var pe *moat.PlaceError
+			if got := errors.As(err, &pe); got != tt.refused {
+				t.Fatalf("refused: %v (%v), want %v", got, err, tt.refused)
+			}
+			if tt.refused && !strings.Contains(err.Error(), "state directory") {
+				t.Errorf("the refusal does not say why: %v", err)
+			}
 		})
 	}
 }

@@ -30,8 +30,10 @@ const (
 	// reports, DECREQTPARM, kitty keyboard query) and DECID (ESC Z): for
 	// output that no one types at.
 	Strict Mode = iota
-	// Clipboard removes OSC 52 only: for an interactive session, whose
-	// programs need the terminal's answers to their queries.
+	// Clipboard removes only the sequences that write the host's
+	// clipboard or files (OSC 52, 1337, 5522, 5113): for an interactive
+	// session, whose programs need the terminal's answers to their
+	// queries.
 	Clipboard
 )
 
@@ -317,13 +319,19 @@ func (f *Writer) startString(intro ...byte) {
 	f.st = strDrop
 }
 
+// clipboardOSC are the OSC numbers that write the host's clipboard or
+// files through the terminal: OSC 52 (xterm's clipboard), 1337 (iTerm2's
+// Copy, CopyToClipboard and File), 5522 (kitty's clipboard) and 5113
+// (kitty's file transfer).
+var clipboardOSC = map[string]bool{"52": true, "1337": true, "5522": true, "5113": true}
+
 // oscPasses reports whether the OSC numbered num passes in mode.
 func oscPasses(num string, mode Mode) bool {
 	if num == "too long" {
 		return false
 	}
 	if mode == Clipboard {
-		return num != "52"
+		return !clipboardOSC[num]
 	}
 	switch num {
 	case "7", "8", "133":
