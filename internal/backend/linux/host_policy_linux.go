@@ -199,6 +199,14 @@ func etcWithoutSecrets(hidden []string) []string {
 	return out
 }
 
+// The sandbox's share of two per-user kernel budgets, below the host's
+// defaults so that the host user keeps the rest: queued signals (about one
+// per 256 KiB of RAM by default) and POSIX message queue bytes (819,200).
+const (
+	sandboxSigPending    = 4096
+	sandboxMsgQueueBytes = 256 << 10
+)
+
 func (e *Engine) rlimits() []rlimit {
 	l := e.policy.Limits
 	var out []rlimit
@@ -215,6 +223,13 @@ func (e *Engine) rlimits() []rlimit {
 	}
 	add(unix.RLIMIT_FSIZE, l.FileSizeBytes)
 	add(unix.RLIMIT_NOFILE, l.OpenFiles)
+	if e.ns.User {
+		// Counted per user namespace: what the sandbox may take of the
+		// host user's queued signals (sigqueue, POSIX timers) and POSIX
+		// message queue bytes, which the host user's own processes share.
+		add(unix.RLIMIT_SIGPENDING, sandboxSigPending)
+		add(unix.RLIMIT_MSGQUEUE, sandboxMsgQueueBytes)
+	}
 	switch {
 	case l.Processes <= 0:
 	case e.ns.User && !e.host.Root:
