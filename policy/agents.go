@@ -140,10 +140,15 @@ func gpgconfSockets(environ []string) ([]string, error) {
 	if bin == "" {
 		return nil, nil
 	}
+	// gpgconf runs on the host: refuse one that a sandbox of an earlier
+	// run could have put on PATH, unless the user pinned it.
+	if err := checkHostProgram(bin, "gpgconf found on PATH"); err != nil {
+		return nil, fmt.Errorf("moat: gpgAgent: %w", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), gpgconfTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--list-dirs")
-	cmd.Env = environ
+	cmd.Env = gpgconfEnv(environ)
 	var out, stderr limitedBuffer
 	out.max, stderr.max = gpgconfMaxOutput, 4<<10
 	cmd.Stdout, cmd.Stderr = &out, &stderr
