@@ -102,15 +102,18 @@ func (sc *scanner) hashFile(p string, fi os.FileInfo, st *state, keepMax int) {
 	}
 	if fi.Size() > maxHash {
 		st.unsure = fmt.Sprintf("larger than %d bytes, so not compared", maxHash)
+		st.rescuable = true
 		return
 	}
 	if fi.Size() > sc.hashLeft {
 		st.unsure = fmt.Sprintf("past the scan's budget of %d bytes hashed, so not compared", hashBudget)
+		st.rescuable = true
 		return
 	}
 	f, err := openNoFollow(p)
 	if err != nil {
 		st.unsure = "could not be read, so not compared"
+		st.rescuable = true
 		return
 	}
 	defer f.Close()

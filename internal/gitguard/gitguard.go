@@ -115,13 +115,24 @@ type state struct {
 	kept    bool
 	// unsure says why the path could not be fully examined (too large to
 	// hash, past a budget, includes not all followed); such a path is
-	// treated as changed, never as clean.
-	unsure string
+	// treated as changed, never as clean, unless rescuable and its
+	// fingerprint (fingerprint.go) shows it untouched.
+	unsure    string
+	rescuable bool
+	// print is the stat fingerprint; treeSum that of everything below a
+	// control directory too large to compare by content.
+	print       fingerprint
+	printed     bool
+	treeSum     [sha256.Size]byte
+	treePrinted bool
 }
 
-func (a *state) differs(b *state) bool {
+// differs reports whether a, taken before the run at taken, and b, after
+// it, differ. A path that could not be compared by content is compared by
+// its fingerprint, and only when the cause allows it (rescuable).
+func (a *state) differs(b *state, taken time.Time) bool {
 	if a.unsure != "" || b.unsure != "" {
-		return true
+		return !(a.rescuable && a.settled(taken) && samePrint(a, b))
 	}
 	if a.kind != b.kind || !os.SameFile(a.info, b.info) {
 		return true
@@ -398,15 +409,23 @@ func (sc *scanner) record(p string, r role) (*state, bool) {
 		return nil, false
 	}
 	st := &state{role: r, info: fi, kind: fi.Mode().Type(), perm: fi.Mode().Perm()}
+	st.print, st.printed = statPrint(fi)
 	switch {
 	case fi.Mode().IsRegular():
 		keep := maxKeep
-		if r == roleInclude || r == roleControl && isConfigName(filepath.Base(p)) {
-			keep = maxConfig
+		config := r == roleInclude || r == roleControl && isConfigName(filepath.Base(p))
+		if config {
+			// Kept whole (the hash budget bounds it) to follow its
+			// includes and to put it back if the run changes it.
+			keep = maxHash
 		}
 		sc.hashFile(p, fi, st, keep) // budget.go
-		if keep == maxConfig && !st.kept && st.unsure == "" {
-			st.unsure = fmt.Sprintf("a config larger than %d bytes, so its includes were not followed", maxConfig)
+		if config && !st.kept && st.unsure != "" && !strings.HasPrefix(st.unsure, "could not be read") {
+			// Its includes were not followed: its fingerprint does
+			// not stand for what they hold. (One no one can read,
+			// git cannot read either.)
+			st.unsure += ", and its includes were not followed"
+			st.rescuable = false
 		}
 	case fi.Mode()&fs.ModeSymlink != 0:
 		st.link, _ = os.Readlink(p)
@@ -515,6 +534,8 @@ func (sc *scanner) tree(p string, level int) {
 	if !ok {
 		if st.unsure == "" {
 			st.unsure = fmt.Sprintf("more than %d entries, or unreadable, so what it holds was not compared", maxSmallDir)
+			st.treeSum, st.treePrinted = sc.printTree(p)
+			st.rescuable = true
 		}
 		return
 	}
@@ -558,6 +579,7 @@ func (sc *scanner) includes(file string, st *state, level int) {
 	sc.included[file] = true
 	if level >= maxIncludeDepth {
 		st.unsure = fmt.Sprintf("includes nested more than %d levels deep", maxIncludeDepth)
+		st.rescuable = false
 		return
 	}
 	for _, inc := range ParseIncludes(st.content) {
@@ -568,6 +590,7 @@ func (sc *scanner) includes(file string, st *state, level int) {
 		sc.included[p] = true
 		if sc.includesLeft--; sc.includesLeft < 0 {
 			st.unsure = fmt.Sprintf("more than %d include files, so not all were followed", includeBudget)
+			st.rescuable = false
 			return
 		}
 		if ist, ok := sc.record(p, roleInclude); ok {
