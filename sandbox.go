@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
+	"sync/atomic"
 
 	"github.com/moat-sandbox/moat/internal/spec"
 )
@@ -34,6 +35,10 @@ type Sandbox struct {
 	diskLimitBytes int64
 	// diskInodeLimit is the resolved Limits.DiskInodes; 0 means none.
 	diskInodeLimit int64
+	// diskWatches counts the commands the disk watch ran for, each with
+	// diskInodeLimit inodes of its own (gitcontrol.go bounds the Close
+	// scan by them).
+	diskWatches atomic.Int64
 
 	// refused collects what the sandbox was refused, for Refusals.
 	refused refusals

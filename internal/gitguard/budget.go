@@ -66,10 +66,48 @@ type hashed struct {
 func (sc *scanner) spendDir(place string) bool {
 	sc.dirs--
 	if sc.dirs < 0 {
-		sc.cut(place, fmt.Sprintf("more than %d directories", dirBudget))
+		sc.cutDirs(place)
 		return false
 	}
 	return true
+}
+
+// cutDirs reports the directory budget spent, saying, after a run, which
+// flag bounds the directories a sandbox can make.
+func (sc *scanner) cutDirs(place string) {
+	why := fmt.Sprintf("more than %d directories", sc.dirLimit)
+	if sc.repair {
+		why += fmt.Sprintf(" (a run makes at most --disk-inodes directories; with --disk-inodes at most %d, Close checks every one)", max(int64(sc.dirLimit-sc.s.startDirs), 0))
+	}
+	sc.cut(place, why)
+}
+
+// maxAfterDirs bounds the directories the check after a run opens, however
+// large the sandbox's inode limit: a queue entry is a path, so this bounds
+// the memory of the walk too.
+const maxAfterDirs = 2 << 20
+
+// SetCreatable tells s how many files and directories a run may create
+// (the sandbox's inode limit, --disk-inodes); the check after the run
+// then opens as many directories as s saw plus that many, so that a
+// sandbox cannot make more directories than the check reads. Zero (the
+// zero value) or less means no bound is known: the check keeps MaxDirs.
+func (s *Snapshot) SetCreatable(n int64) {
+	if s != nil {
+		s.creatable = n
+	}
+}
+
+// afterDirs is the directory budget of the check after the run.
+func (s *Snapshot) afterDirs() int {
+	if s.creatable <= 0 || s.startCut {
+		return dirBudget
+	}
+	n := int64(maxAfterDirs)
+	if s.creatable < maxAfterDirs {
+		n = min(int64(s.startDirs)+s.creatable+1, maxAfterDirs)
+	}
+	return max(int(n), dirBudget)
 }
 
 // spend takes n names from the budget; false once it is spent.

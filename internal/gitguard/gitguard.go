@@ -158,6 +158,11 @@ type Snapshot struct {
 	// repaired lists directories the run had made unreadable, which the
 	// check made readable again to examine them.
 	repaired []string
+	// startDirs is how many directories Take opened; startCut whether
+	// its directory budget ran out; creatable what SetCreatable gave.
+	startDirs int
+	startCut  bool
+	creatable int64
 }
 
 // Take examines places (absolute directories; others are ignored) and
@@ -170,6 +175,7 @@ func Take(places []string) *Snapshot {
 	for _, p := range s.places {
 		sc.place(p)
 	}
+	s.startDirs, s.startCut = sc.dirLimit-sc.dirs, sc.dirs < 0
 	return s
 }
 
@@ -183,6 +189,8 @@ func takeAfter(before *Snapshot) *Snapshot {
 	s.home = before.home
 	s.places = before.places
 	sc := newScanner(s)
+	sc.dirs, sc.dirLimit = before.afterDirs(), before.afterDirs()
+	s.startDirs = before.startDirs
 	sc.repair = true
 	for _, p := range s.places {
 		sc.place(p)
@@ -251,10 +259,11 @@ func (s *Snapshot) Paths() []string {
 }
 
 type scanner struct {
-	s       *Snapshot
-	budget  int // names left to read (budget.go)
-	dirs    int // directories left to open
-	gitDirs map[string]bool
+	s        *Snapshot
+	budget   int // names left to read (budget.go)
+	dirs     int // directories left to open
+	dirLimit int // of dirBudget
+	gitDirs  map[string]bool
 	// hashLeft is the bytes left to hash; hashed what each inode read gave.
 	hashLeft int64
 	hashed   map[fileID]*hashed
@@ -269,7 +278,7 @@ type scanner struct {
 
 func newScanner(s *Snapshot) *scanner {
 	return &scanner{
-		s: s, budget: entryBudget, dirs: dirBudget, gitDirs: map[string]bool{},
+		s: s, budget: entryBudget, dirs: dirBudget, dirLimit: dirBudget, gitDirs: map[string]bool{},
 		hashLeft: hashBudget, hashed: map[fileID]*hashed{},
 		includesLeft: includeBudget, included: map[string]bool{},
 	}
@@ -352,7 +361,7 @@ func (sc *scanner) place(root string) {
 			}
 			if len(queue) >= sc.dirs {
 				// Never opened: the directory budget would end first.
-				sc.cut(root, fmt.Sprintf("more than %d directories", dirBudget))
+				sc.cutDirs(root)
 				break
 			}
 			queue = append(queue, item{p, it.depth + 1})
