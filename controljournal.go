@@ -374,9 +374,10 @@ func (s *Sandbox) openJournal() error {
 		return errorf("run journal: %w", err)
 	}
 	j := &runJournal{Version: journalVersion, ID: s.id, Owner: selfOwner(), Deny: deny}
+	bytesLeft := maxJournalControlBytes
 	for _, p := range places {
 		pl := journalPlace{Path: p, Present: topControlEntries(p), Repos: s.nestedRepos(p)}
-		pl.Controls, pl.Cut = s.startControls(p)
+		pl.Controls, pl.Cut = s.startControls(p, &bytesLeft)
 		pl.Recorded = !pl.Cut
 		j.Places = append(j.Places, pl)
 	}

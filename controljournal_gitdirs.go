@@ -23,15 +23,17 @@ import (
 // names are.
 
 // startControls lists the control paths of the start snapshot in place,
-// relative to it; cut is true when there are more than
-// maxJournalControls.
-func (s *Sandbox) startControls(place string) (rel []string, cut bool) {
+// relative to it, spending bytesLeft; cut is true when there are more
+// than maxJournalControls or the bytes ran out (that place's list is then
+// left out).
+func (s *Sandbox) startControls(place string, bytesLeft *int) (rel []string, cut bool) {
 	if s.gitSnap == nil {
 		return nil, false
 	}
 	for _, p := range s.gitSnap.Paths() {
 		if r, err := filepath.Rel(place, p); err == nil && r != "." && !strings.HasPrefix(r, "..") {
-			if len(rel) >= maxJournalControls {
+			*bytesLeft -= len(r) + 8 // JSON quoting and a comma
+			if len(rel) >= maxJournalControls || *bytesLeft < 0 {
 				return nil, true
 			}
 			rel = append(rel, r)
@@ -39,6 +41,10 @@ func (s *Sandbox) startControls(place string) (rel []string, cut bool) {
 	}
 	return rel, false
 }
+
+// maxJournalControlBytes bounds the bytes of control paths one journal
+// records over all its places, well under maxJournalSize.
+const maxJournalControlBytes = maxJournalSize / 2
 
 // undoNewControls moves to the quarantine the control paths of pl that a
 // dead run created (absent from its journal), outermost first; what lies
