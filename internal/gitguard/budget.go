@@ -22,9 +22,13 @@ import (
 //     maxIncludeDepth levels deep.
 //
 // Past a bound nothing is taken for clean: a directory not read is
-// reported as not checked, and a file not hashed or a config whose
-// includes were not all followed is treated as changed, so Close sets it
-// aside.
+// reported as not checked (the check after a run reads as many
+// directories as the start saw plus the sandbox's inode limit, so a run
+// cannot make more than it reads: SetCreatable); a config whose includes
+// were not all followed is treated as changed, so Close sets it aside;
+// and a file not hashed (too large, past the byte budget, unreadable) or
+// a control directory too large to list is compared by its stat
+// fingerprint (fingerprint.go), never taken for clean on less.
 const (
 	// MaxEntries bounds the directory entries one [Take] reads. A name
 	// costs a getdents record and a compare (about 0.2 µs): 16 Mi names

@@ -35,7 +35,8 @@
 // replaced by its inert keys (sanitize.go). Every read is bounded
 // (budget.go): names, directories, hashed bytes and includes each have a
 // budget, includes and inodes are read once, and what a budget leaves
-// unread is treated as changed or reported, never taken for clean.
+// unread is compared by its stat fingerprint (fingerprint.go), treated as
+// changed, or reported, never taken for clean.
 //
 // Besides git's, the top of each place holds the control files of other
 // tools, listed in internal/controlfiles (names.go).
