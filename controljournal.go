@@ -838,6 +838,10 @@ func (s *Sandbox) undoNewRepo(root string, j *runJournal, place, p string, budge
 	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
 		return false
 	}
+	if s.sweptRepos == nil {
+		s.sweptRepos = map[string]bool{}
+	}
+	s.sweptRepos[p] = true // undoNewControls leaves what is in it: done here
 	for _, f := range gitguard.NeutraliseNew(place, p, s.quarantineSuffix()) {
 		r := Refusal{Kind: "control-path", Subject: f.Path, Detail: crashedDetail(j) + "; " + f.Detail}
 		if f.MovedTo != "" {

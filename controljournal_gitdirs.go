@@ -71,7 +71,7 @@ func (s *Sandbox) undoNewControls(root string, j *runJournal, pl journalPlace, b
 	var found []string
 	for _, p := range gitguard.Take([]string{pl.Path}).Paths() {
 		r, err := filepath.Rel(pl.Path, p)
-		if err != nil || r == "." || strings.HasPrefix(r, "..") || had[r] {
+		if err != nil || r == "." || strings.HasPrefix(r, "..") || had[r] || s.inSweptRepo(p) {
 			continue
 		}
 		found = append(found, r)
@@ -102,4 +102,15 @@ func (s *Sandbox) undoNewControls(root string, j *runJournal, pl journalPlace, b
 		}
 		s.addRefusal(rep)
 	}
+}
+
+// inSweptRepo reports whether p lies in a repository this sweep already
+// neutralised (undoNewRepo): its inert config written back stays.
+func (s *Sandbox) inSweptRepo(p string) bool {
+	for d := range s.sweptRepos {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package moat
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/moat-sandbox/moat/internal/gitguard"
@@ -18,7 +19,7 @@ func TestJournalSweepsNewGitControls(t *testing.T) {
 	for _, dead := range []bool{true, false} {
 		t.Run(map[bool]string{true: "dead owner", false: "control: live owner"}[dead], func(t *testing.T) {
 			root := withStateRoot(t)
-			repo, bare := t.TempDir(), t.TempDir()
+			repo, bare, fresh := t.TempDir(), t.TempDir(), t.TempDir()
 			write := func(p, s string) {
 				t.Helper()
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -44,7 +45,7 @@ func TestJournalSweepsNewGitControls(t *testing.T) {
 				o.Start++
 			}
 			j := &runJournal{Version: journalVersion, ID: "0123456789ac", Owner: o}
-			for _, pl := range []string{repo, bare} {
+			for _, pl := range []string{repo, bare, fresh} {
 				jp := journalPlace{Path: pl, Present: topControlEntries(pl), Recorded: true}
 				for _, p := range gitguard.Take([]string{pl}).Paths() {
 					r, _ := filepath.Rel(pl, p)
@@ -67,6 +68,13 @@ func TestJournalSweepsNewGitControls(t *testing.T) {
 			write(filepath.Join(bare, "refs/heads/.keep"), "")
 			write(planted[3], "[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = echo PWN\n")
 			write(planted[4], "#!/bin/sh\necho PWN\n")
+			// A repository the dead run made at the top of fresh: kept
+			// with an inert config, which the sweep must not move again.
+			fg := filepath.Join(fresh, ".git")
+			write(filepath.Join(fg, "HEAD"), "ref: refs/heads/main\n")
+			write(filepath.Join(fg, "objects/.keep"), "")
+			write(filepath.Join(fg, "refs/heads/.keep"), "")
+			write(filepath.Join(fg, "config"), "[core]\n\tbare = false\n\tfsmonitor = echo PWN\n")
 			sb, err := New(Config{})
 			if err != nil {
 				t.Fatal(err)
@@ -80,6 +88,9 @@ func TestJournalSweepsNewGitControls(t *testing.T) {
 				if !dead && err != nil {
 					t.Errorf("control: %s of a live run was swept", p)
 				}
+			}
+			if b, err := os.ReadFile(filepath.Join(fg, "config")); dead && (err != nil || strings.Contains(string(b), "PWN")) {
+				t.Errorf("the new repository kept by the sweep has no inert config: %q %v\n%v", b, err, sb.Refusals())
 			}
 			for _, p := range []string{filepath.Join(g, "config"), filepath.Join(g, "hooks/pre-commit"), filepath.Join(bare, "README")} {
 				if _, err := os.Lstat(p); err != nil {

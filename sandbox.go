@@ -39,6 +39,9 @@ type Sandbox struct {
 	// diskInodeLimit inodes of its own (gitcontrol.go bounds the Close
 	// scan by them).
 	diskWatches atomic.Int64
+	// sweptRepos are the .git directories a sweep of a dead run's
+	// journal kept, with their control paths set aside (controljournal.go).
+	sweptRepos map[string]bool
 
 	// refused collects what the sandbox was refused, for Refusals.
 	refused refusals
