@@ -72,7 +72,18 @@ type journalPlace struct {
 	Present []journalEntry `json:"present,omitempty"`
 	// Repos are the .git entries below the top at start.
 	Repos []string `json:"repos,omitempty"`
+	// Controls are the git control paths (config, commondir, hooks/*,
+	// info/*, worktrees/*/..., include files, ...) of every git
+	// directory in the place at start, relative to it, when Recorded;
+	// Cut says there were more than maxJournalControls, so none are.
+	Controls []string `json:"controls,omitempty"`
+	Recorded bool     `json:"recorded,omitempty"`
+	Cut      bool     `json:"cut,omitempty"`
 }
+
+// maxJournalControls bounds the control paths a journal records per
+// place (a path is about 40 bytes: well under maxJournalSize).
+const maxJournalControls = 1 << 15
 
 // journalEntry is one entry that existed at start, by name and inode.
 type journalEntry struct {
@@ -363,8 +374,12 @@ func (s *Sandbox) openJournal() error {
 		return errorf("run journal: %w", err)
 	}
 	j := &runJournal{Version: journalVersion, ID: s.id, Owner: selfOwner(), Deny: deny}
+	bytesLeft := maxJournalControlBytes
 	for _, p := range places {
-		j.Places = append(j.Places, journalPlace{Path: p, Present: topControlEntries(p), Repos: s.nestedRepos(p)})
+		pl := journalPlace{Path: p, Present: topControlEntries(p), Repos: s.nestedRepos(p)}
+		pl.Controls, pl.Cut = s.startControls(p, &bytesLeft)
+		pl.Recorded = !pl.Cut
+		j.Places = append(j.Places, pl)
 	}
 	path, err := writeJournal(dir, j)
 	if err != nil {
@@ -524,6 +539,9 @@ func (s *Sandbox) undoJournal(root string, j *runJournal) {
 				s.addRefusal(Refusal{Kind: "control-path", Subject: f, Detail: crashedDetail(j) + "; a placeholder of that run, removed"})
 			}
 		}
+	}
+	for _, pl := range j.Places {
+		s.undoNewControls(root, j, pl, budget)
 	}
 	for _, d := range j.Deny {
 		if sweepDenyPlaceholder(d.Path) {
@@ -815,6 +833,10 @@ func (s *Sandbox) undoNewRepo(root string, j *runJournal, place, p string, budge
 	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
 		return false
 	}
+	if s.sweptRepos == nil {
+		s.sweptRepos = map[string]bool{}
+	}
+	s.sweptRepos[p] = true // undoNewControls leaves what is in it: done here
 	for _, f := range gitguard.NeutraliseNew(place, p, s.quarantineSuffix()) {
 		r := Refusal{Kind: "control-path", Subject: f.Path, Detail: crashedDetail(j) + "; " + f.Detail}
 		if f.MovedTo != "" {

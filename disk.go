@@ -106,6 +106,7 @@ func (s *Sandbox) watchDisk(c *Cmd) (stop func()) {
 	if c.Process != nil {
 		pid = c.Process.Pid
 	}
+	s.diskWatches.Add(1)
 	stop, err := diskwatch.Watch(s.diskRoots(), s.diskLimitBytes, s.diskInodeLimit, pid, c.fileSize > 0, func(e diskwatch.Exceeded) {
 		var k limitKill
 		switch {

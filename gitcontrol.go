@@ -1,6 +1,7 @@
 package moat
 
 import (
+	"math"
 	"path/filepath"
 
 	"github.com/moat-sandbox/moat/internal/gitguard"
@@ -57,6 +58,17 @@ func (s *Sandbox) quarantineSuffix() string { return ".moat-quarantine-" + s.id 
 // checkGit neutralises the git control paths the run created or changed
 // and records each; Close calls it once no sandboxed process is left.
 func (s *Sandbox) checkGit() {
+	if s.diskInodeLimit > 0 {
+		// Every command had that many inodes to make directories with:
+		// the check reads as many more directories as New saw.
+		n, w := s.diskInodeLimit, max(s.diskWatches.Load(), 1)
+		if n > math.MaxInt64/w {
+			n = math.MaxInt64
+		} else {
+			n *= w
+		}
+		s.gitSnap.SetCreatable(n)
+	}
 	for _, f := range s.quarantineFindings(s.gitSnap.Check(s.quarantineSuffix())) { // controljournal.go
 		kind := "git-control"
 		if f.Kind != "" {

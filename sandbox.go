@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
+	"sync/atomic"
 
 	"github.com/moat-sandbox/moat/internal/spec"
 )
@@ -34,6 +35,13 @@ type Sandbox struct {
 	diskLimitBytes int64
 	// diskInodeLimit is the resolved Limits.DiskInodes; 0 means none.
 	diskInodeLimit int64
+	// diskWatches counts the commands the disk watch ran for, each with
+	// diskInodeLimit inodes of its own (gitcontrol.go bounds the Close
+	// scan by them).
+	diskWatches atomic.Int64
+	// sweptRepos are the .git directories a sweep of a dead run's
+	// journal kept, with their control paths set aside (controljournal.go).
+	sweptRepos map[string]bool
 
 	// refused collects what the sandbox was refused, for Refusals.
 	refused refusals

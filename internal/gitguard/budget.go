@@ -22,9 +22,13 @@ import (
 //     maxIncludeDepth levels deep.
 //
 // Past a bound nothing is taken for clean: a directory not read is
-// reported as not checked, and a file not hashed or a config whose
-// includes were not all followed is treated as changed, so Close sets it
-// aside.
+// reported as not checked (the check after a run reads as many
+// directories as the start saw plus the sandbox's inode limit, so a run
+// cannot make more than it reads: SetCreatable); a config whose includes
+// were not all followed is treated as changed, so Close sets it aside;
+// and a file not hashed (too large, past the byte budget, unreadable) or
+// a control directory too large to list is compared by its stat
+// fingerprint (fingerprint.go), never taken for clean on less.
 const (
 	// MaxEntries bounds the directory entries one [Take] reads. A name
 	// costs a getdents record and a compare (about 0.2 µs): 16 Mi names
@@ -66,10 +70,48 @@ type hashed struct {
 func (sc *scanner) spendDir(place string) bool {
 	sc.dirs--
 	if sc.dirs < 0 {
-		sc.cut(place, fmt.Sprintf("more than %d directories", dirBudget))
+		sc.cutDirs(place)
 		return false
 	}
 	return true
+}
+
+// cutDirs reports the directory budget spent, saying, after a run, which
+// flag bounds the directories a sandbox can make.
+func (sc *scanner) cutDirs(place string) {
+	why := fmt.Sprintf("more than %d directories", sc.dirLimit)
+	if sc.repair {
+		why += fmt.Sprintf(" (a run makes at most --disk-inodes directories; with --disk-inodes at most %d, Close checks every one)", max(int64(sc.dirLimit-sc.s.startDirs), 0))
+	}
+	sc.cut(place, why)
+}
+
+// maxAfterDirs bounds the directories the check after a run opens, however
+// large the sandbox's inode limit: a queue entry is a path, so this bounds
+// the memory of the walk too.
+const maxAfterDirs = 2 << 20
+
+// SetCreatable tells s how many files and directories a run may create
+// (the sandbox's inode limit, --disk-inodes); the check after the run
+// then opens as many directories as s saw plus that many, so that a
+// sandbox cannot make more directories than the check reads. Zero (the
+// zero value) or less means no bound is known: the check keeps MaxDirs.
+func (s *Snapshot) SetCreatable(n int64) {
+	if s != nil {
+		s.creatable = n
+	}
+}
+
+// afterDirs is the directory budget of the check after the run.
+func (s *Snapshot) afterDirs() int {
+	if s.creatable <= 0 || s.startCut {
+		return dirBudget
+	}
+	n := int64(maxAfterDirs)
+	if s.creatable < maxAfterDirs {
+		n = min(int64(s.startDirs)+s.creatable+1, maxAfterDirs)
+	}
+	return max(int(n), dirBudget)
 }
 
 // spend takes n names from the budget; false once it is spent.
@@ -102,15 +144,18 @@ func (sc *scanner) hashFile(p string, fi os.FileInfo, st *state, keepMax int) {
 	}
 	if fi.Size() > maxHash {
 		st.unsure = fmt.Sprintf("larger than %d bytes, so not compared", maxHash)
+		st.rescuable = true
 		return
 	}
 	if fi.Size() > sc.hashLeft {
 		st.unsure = fmt.Sprintf("past the scan's budget of %d bytes hashed, so not compared", hashBudget)
+		st.rescuable = true
 		return
 	}
 	f, err := openNoFollow(p)
 	if err != nil {
 		st.unsure = "could not be read, so not compared"
+		st.rescuable = true
 		return
 	}
 	defer f.Close()

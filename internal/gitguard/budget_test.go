@@ -197,3 +197,45 @@ func TestSmallDirBound(t *testing.T) {
 		})
 	}
 }
+
+// The directory budget after a run covers what the run could make: as
+// many directories as the start saw plus the sandbox's inode limit
+// (SetCreatable). A repository past MaxDirs new directories is then
+// found and set aside; without the bound (the control) the scan is cut,
+// only reported, and the repository stays; with a bound the run exceeded
+// the report names --disk-inodes.
+func TestDirBudgetCoversCreatable(t *testing.T) {
+	defer func(d int) { dirBudget = d }(dirBudget)
+	dirBudget = 50
+	for _, tc := range []struct {
+		name      string
+		creatable int64
+		found     bool
+	}{{"no bound known", 0, false}, {"inode limit 300", 300, true}, {"inode limit 100", 100, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := t.TempDir()
+			for i := 0; i < 10; i++ {
+				tree(t, w, map[string]string{fmt.Sprintf("old%d/f", i): "x"})
+			}
+			snap := Take([]string{w})
+			snap.SetCreatable(tc.creatable)
+			for i := 0; i < 150; i++ {
+				if err := os.MkdirAll(filepath.Join(w, "a", fmt.Sprint(i)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tree(t, w, repo("z/y/sub/.git/"))
+			found := snap.Check(sfx)
+			_, err := os.Lstat(filepath.Join(w, "z/y/sub/.git/config"+sfx))
+			if tc.found != (err == nil) {
+				t.Fatalf("set aside %v, want %v: %q", err == nil, tc.found, found)
+			}
+			if !tc.found {
+				s := fmt.Sprint(found)
+				if !strings.Contains(s, "not checked") || tc.creatable > 0 && !strings.Contains(s, "--disk-inodes") {
+					t.Fatalf("the cut is not reported as wanted: %q", found)
+				}
+			}
+		})
+	}
+}

@@ -44,7 +44,7 @@ func Diff(before, after *Snapshot) []Change {
 				}
 			}
 			out = append(out, Change{Path: p, Created: true, role: a.role, kind: a.kind})
-		case b.differs(a):
+		case b.differs(a, before.taken):
 			unsure := a.unsure
 			if unsure == "" {
 				unsure = b.unsure
@@ -240,7 +240,12 @@ func holdsRepository(dir string) bool {
 func sanitizeInPlace(w, p, moved string) string {
 	b, err := readConfig(moved)
 	if err != nil {
-		return fmt.Sprintf("; no config is left in its place (%v): run git init there to make a fresh one", err)
+		// Too large or unreadable: an inert minimal config in its
+		// place keeps the repository working.
+		if werr := restoreFile(w, p, 0o644, minimalConfig(p, moved)); werr != nil {
+			return fmt.Sprintf("; no config is left in its place (%v; %v): run git init there to make a fresh one", err, werr)
+		}
+		return fmt.Sprintf("; it could not be read whole (%v), so a minimal config was written in its place (its inert part from the first %d bytes, when readable)", err, maxConfig)
 	}
 	clean, dropped := SanitizeConfig(b)
 	if err := restoreFile(w, p, 0o644, clean); err != nil {
@@ -250,6 +255,32 @@ func sanitizeInPlace(w, p, moved string) string {
 		return "; its inert part written back"
 	}
 	return "; its inert part written back, without " + strings.Join(dropped, ", ")
+}
+
+// minimalConfig is the config written at p when the one at moved cannot
+// be read whole: the inert part of its first maxConfig bytes (cut at the
+// last line end) when it is a regular file we can read, with
+// core.repositoryformatversion and, for a .git directory of a working
+// tree, core.bare = false; otherwise only those.
+func minimalConfig(p, moved string) []byte {
+	var b []byte
+	if f, err := openNoFollow(moved); err == nil {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			b, _ = io.ReadAll(io.LimitReader(f, maxConfig))
+			if i := strings.LastIndexByte(string(b), '\n'); i >= 0 {
+				b = b[:i+1]
+			} else {
+				b = nil
+			}
+		}
+		f.Close()
+	}
+	clean, _ := SanitizeConfig(b)
+	head := "[core]\n\trepositoryformatversion = 0\n"
+	if filepath.Base(filepath.Dir(p)) == ".git" {
+		head += "\tbare = false\n"
+	}
+	return append([]byte(head), clean...)
 }
 
 // readConfig reads a regular file of at most maxConfig bytes, not

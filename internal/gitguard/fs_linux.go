@@ -139,3 +139,16 @@ func inodeKey(fi os.FileInfo) (fileID, bool) {
 func openDirEntries(dir string) (*os.File, error) {
 	return os.OpenFile(dir, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
 }
+
+// statPrint is fi's stat fingerprint; ok is false where the platform does
+// not say. Its change time is one no unprivileged process can set.
+func statPrint(fi os.FileInfo) (fingerprint, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fingerprint{}, false
+	}
+	return fingerprint{
+		dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size,
+		mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
+	}, true
+}

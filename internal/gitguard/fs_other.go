@@ -94,3 +94,7 @@ func openDirEntries(dir string) (*os.File, error) {
 	}
 	return os.Open(dir)
 }
+
+// statPrint reports false: without a change time that no process can set,
+// an entry that could not be compared stays treated as changed.
+func statPrint(os.FileInfo) (fingerprint, bool) { return fingerprint{}, false }

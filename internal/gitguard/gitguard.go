@@ -35,7 +35,8 @@
 // replaced by its inert keys (sanitize.go). Every read is bounded
 // (budget.go): names, directories, hashed bytes and includes each have a
 // budget, includes and inodes are read once, and what a budget leaves
-// unread is treated as changed or reported, never taken for clean.
+// unread is compared by its stat fingerprint (fingerprint.go), treated as
+// changed, or reported, never taken for clean.
 //
 // Besides git's, the top of each place holds the control files of other
 // tools, listed in internal/controlfiles (names.go).
@@ -115,13 +116,24 @@ type state struct {
 	kept    bool
 	// unsure says why the path could not be fully examined (too large to
 	// hash, past a budget, includes not all followed); such a path is
-	// treated as changed, never as clean.
-	unsure string
+	// treated as changed, never as clean, unless rescuable and its
+	// fingerprint (fingerprint.go) shows it untouched.
+	unsure    string
+	rescuable bool
+	// print is the stat fingerprint; treeSum that of everything below a
+	// control directory too large to compare by content.
+	print       fingerprint
+	printed     bool
+	treeSum     [sha256.Size]byte
+	treePrinted bool
 }
 
-func (a *state) differs(b *state) bool {
+// differs reports whether a, taken before the run at taken, and b, after
+// it, differ. A path that could not be compared by content is compared by
+// its fingerprint, and only when the cause allows it (rescuable).
+func (a *state) differs(b *state, taken time.Time) bool {
 	if a.unsure != "" || b.unsure != "" {
-		return true
+		return !(a.rescuable && a.settled(taken) && samePrint(a, b))
 	}
 	if a.kind != b.kind || !os.SameFile(a.info, b.info) {
 		return true
@@ -147,6 +159,11 @@ type Snapshot struct {
 	// repaired lists directories the run had made unreadable, which the
 	// check made readable again to examine them.
 	repaired []string
+	// startDirs is how many directories Take opened; startCut whether
+	// its directory budget ran out; creatable what SetCreatable gave.
+	startDirs int
+	startCut  bool
+	creatable int64
 }
 
 // Take examines places (absolute directories; others are ignored) and
@@ -159,6 +176,7 @@ func Take(places []string) *Snapshot {
 	for _, p := range s.places {
 		sc.place(p)
 	}
+	s.startDirs, s.startCut = sc.dirLimit-sc.dirs, sc.dirs < 0
 	return s
 }
 
@@ -172,6 +190,8 @@ func takeAfter(before *Snapshot) *Snapshot {
 	s.home = before.home
 	s.places = before.places
 	sc := newScanner(s)
+	sc.dirs, sc.dirLimit = before.afterDirs(), before.afterDirs()
+	s.startDirs = before.startDirs
 	sc.repair = true
 	for _, p := range s.places {
 		sc.place(p)
@@ -240,10 +260,11 @@ func (s *Snapshot) Paths() []string {
 }
 
 type scanner struct {
-	s       *Snapshot
-	budget  int // names left to read (budget.go)
-	dirs    int // directories left to open
-	gitDirs map[string]bool
+	s        *Snapshot
+	budget   int // names left to read (budget.go)
+	dirs     int // directories left to open
+	dirLimit int // of dirBudget
+	gitDirs  map[string]bool
 	// hashLeft is the bytes left to hash; hashed what each inode read gave.
 	hashLeft int64
 	hashed   map[fileID]*hashed
@@ -258,7 +279,7 @@ type scanner struct {
 
 func newScanner(s *Snapshot) *scanner {
 	return &scanner{
-		s: s, budget: entryBudget, dirs: dirBudget, gitDirs: map[string]bool{},
+		s: s, budget: entryBudget, dirs: dirBudget, dirLimit: dirBudget, gitDirs: map[string]bool{},
 		hashLeft: hashBudget, hashed: map[fileID]*hashed{},
 		includesLeft: includeBudget, included: map[string]bool{},
 	}
@@ -341,7 +362,7 @@ func (sc *scanner) place(root string) {
 			}
 			if len(queue) >= sc.dirs {
 				// Never opened: the directory budget would end first.
-				sc.cut(root, fmt.Sprintf("more than %d directories", dirBudget))
+				sc.cutDirs(root)
 				break
 			}
 			queue = append(queue, item{p, it.depth + 1})
@@ -398,15 +419,23 @@ func (sc *scanner) record(p string, r role) (*state, bool) {
 		return nil, false
 	}
 	st := &state{role: r, info: fi, kind: fi.Mode().Type(), perm: fi.Mode().Perm()}
+	st.print, st.printed = statPrint(fi)
 	switch {
 	case fi.Mode().IsRegular():
 		keep := maxKeep
-		if r == roleInclude || r == roleControl && isConfigName(filepath.Base(p)) {
-			keep = maxConfig
+		config := r == roleInclude || r == roleControl && isConfigName(filepath.Base(p))
+		if config {
+			// Kept whole (the hash budget bounds it) to follow its
+			// includes and to put it back if the run changes it.
+			keep = maxHash
 		}
 		sc.hashFile(p, fi, st, keep) // budget.go
-		if keep == maxConfig && !st.kept && st.unsure == "" {
-			st.unsure = fmt.Sprintf("a config larger than %d bytes, so its includes were not followed", maxConfig)
+		if config && !st.kept && st.unsure != "" && !strings.HasPrefix(st.unsure, "could not be read") {
+			// Its includes were not followed: its fingerprint does
+			// not stand for what they hold. (One no one can read,
+			// git cannot read either.)
+			st.unsure += ", and its includes were not followed"
+			st.rescuable = false
 		}
 	case fi.Mode()&fs.ModeSymlink != 0:
 		st.link, _ = os.Readlink(p)
@@ -515,6 +544,8 @@ func (sc *scanner) tree(p string, level int) {
 	if !ok {
 		if st.unsure == "" {
 			st.unsure = fmt.Sprintf("more than %d entries, or unreadable, so what it holds was not compared", maxSmallDir)
+			st.treeSum, st.treePrinted = sc.printTree(p)
+			st.rescuable = true
 		}
 		return
 	}
@@ -558,6 +589,7 @@ func (sc *scanner) includes(file string, st *state, level int) {
 	sc.included[file] = true
 	if level >= maxIncludeDepth {
 		st.unsure = fmt.Sprintf("includes nested more than %d levels deep", maxIncludeDepth)
+		st.rescuable = false
 		return
 	}
 	for _, inc := range ParseIncludes(st.content) {
@@ -568,6 +600,7 @@ func (sc *scanner) includes(file string, st *state, level int) {
 		sc.included[p] = true
 		if sc.includesLeft--; sc.includesLeft < 0 {
 			st.unsure = fmt.Sprintf("more than %d include files, so not all were followed", includeBudget)
+			st.rescuable = false
 			return
 		}
 		if ist, ok := sc.record(p, roleInclude); ok {
