@@ -101,6 +101,7 @@ const (
 	roleTree                     // a control directory's content (hooks/*, info/*)
 	roleInclude                  // a file included from a repository's config
 	roleInstruct                 // a file that instructs a host agent: reported, not moved
+	roleNamed                    // a program or hooks directory a repository's config or hooks name (named.go)
 )
 
 // state is what a control path was at one moment.
@@ -147,6 +148,12 @@ type Snapshot struct {
 	// repaired lists directories the run had made unreadable, which the
 	// check made readable again to examine them.
 	repaired []string
+	// named are the paths in a place that repositories' configuration
+	// and hooks named at Take (named.go); Close looks at them again.
+	named []Named
+	// namedGaps says, per git directory, what of its configuration and
+	// hooks was past the bounds at Take.
+	namedGaps map[string]string
 }
 
 // Take examines places (absolute directories; others are ignored) and
@@ -180,6 +187,9 @@ func takeAfter(before *Snapshot) *Snapshot {
 		if _, ok := s.paths[p]; !ok {
 			sc.record(p, st.role)
 		}
+	}
+	for _, n := range before.named { // named_scan.go
+		sc.recordNamed(n)
 	}
 	return s
 }
@@ -444,7 +454,11 @@ func (sc *scanner) dotGit(p string) {
 		sc.gitDir(p, 0)
 	case st.kind == 0:
 		if target, ok := ParseGitFile(st.content); ok {
-			sc.gitDir(resolve(dir, target), 0)
+			g := resolve(dir, target)
+			sc.gitDir(g, 0)
+			if sc.s.placeOf(g) == "" && !sc.repair {
+				sc.namedIn(g, dir) // named_scan.go: a git directory elsewhere can name paths here
+			}
 		}
 	case st.kind&fs.ModeSymlink != 0:
 		// Not followed: what it names is examined only if it lies in a
@@ -499,6 +513,9 @@ func (sc *scanner) gitDir(g string, depth int) {
 		}
 	}
 	sc.modules(filepath.Join(g, "modules"), depth, 0)
+	if !sc.repair {
+		sc.namedIn(g, "") // named_scan.go: at Take only; Close looks at the same paths
+	}
 }
 
 // tree records a control directory and everything in it.
