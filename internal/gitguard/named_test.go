@@ -139,3 +139,82 @@ func FuzzConfigRefs(f *testing.F) {
 		}
 	})
 }
+
+// Without a mount namespace nothing is pinned: Close must set aside what
+// the run changed or created among the named paths, and restore the
+// original of a changed file. Paths a config names only after the run are
+// not taken on (the config itself is the check's).
+func TestCheckNamedPaths(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/nonexistent")
+	t.Setenv("GIT_CONFIG_SYSTEM", "/nonexistent")
+	tests := []struct {
+		name   string
+		config string
+		before map[string]string
+		change map[string]string // written by "the run"
+		moved  string            // relative path Close must name
+		orig   string            // content expected back at moved ("" = absent)
+	}{
+		{"filter program changed", "[filter \"x\"]\n\tclean = bin/tool\n", map[string]string{"bin/tool": "good"},
+			map[string]string{"bin/tool": "evil"}, "bin/tool", "good"},
+		{"hook created in hooksPath", "[core]\n\thooksPath = githooks\n", map[string]string{"githooks/pre-push": "good"},
+			map[string]string{"githooks/pre-commit": "evil"}, "githooks/pre-commit", ""},
+		{"hooksPath created", "[core]\n\thooksPath = .husky/_\n", nil,
+			map[string]string{".husky/_/pre-commit": "evil"}, ".husky", ""},
+		{"absent program created", "[diff \"d\"]\n\ttextconv = ./conv.sh\n", nil,
+			map[string]string{"conv.sh": "evil"}, "conv.sh", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := t.TempDir()
+			for _, d := range []string{".git/hooks", ".git/objects", ".git/refs"} {
+				os.MkdirAll(filepath.Join(w, d), 0o755)
+			}
+			os.WriteFile(filepath.Join(w, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+			os.WriteFile(filepath.Join(w, ".git/config"), []byte(tt.config), 0o644)
+			write := func(m map[string]string) {
+				for rel, c := range m {
+					os.MkdirAll(filepath.Dir(filepath.Join(w, rel)), 0o755)
+					os.WriteFile(filepath.Join(w, rel), []byte(c), 0o755)
+				}
+			}
+			write(tt.before)
+			snap := Take([]string{w})
+			write(tt.change)
+			found := snap.Check(".q")
+			var named bool
+			for _, f := range found {
+				named = named || f.Path == filepath.Join(w, tt.moved) && f.MovedTo != ""
+			}
+			if !named {
+				t.Fatalf("Check did not set aside %s: %+v", tt.moved, found)
+			}
+			b, err := os.ReadFile(filepath.Join(w, tt.moved))
+			if tt.orig == "" && err == nil || tt.orig != "" && string(b) != tt.orig {
+				t.Errorf("%s after Check: %q, %v; want %q", tt.moved, b, err, tt.orig)
+			}
+		})
+	}
+}
+
+// A config the run rewrote to name a project file does not make Close
+// move that file: only what was named at Take is taken on.
+func TestCheckNamedOnlyAtTake(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/nonexistent")
+	t.Setenv("GIT_CONFIG_SYSTEM", "/nonexistent")
+	w := t.TempDir()
+	for _, d := range []string{".git/hooks", ".git/objects", ".git/refs", "src"} {
+		os.MkdirAll(filepath.Join(w, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(w, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(w, ".git/config"), []byte("[core]\n"), 0o644)
+	os.WriteFile(filepath.Join(w, "src/main.go"), []byte("package main\n"), 0o644)
+	snap := Take([]string{w})
+	os.WriteFile(filepath.Join(w, ".git/config"), []byte("[filter \"x\"]\n\tclean = src/main.go\n"), 0o644)
+	snap.Check(".q")
+	if !exists(filepath.Join(w, "src/main.go")) {
+		t.Errorf("a file named only by the run's config was moved")
+	}
+}
+
+func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
