@@ -49,6 +49,7 @@ func (s *Sandbox) gitPlaces() []string {
 func (s *Sandbox) snapshotGit() {
 	if places := s.gitPlaces(); len(places) > 0 {
 		s.gitSnap = gitguard.Take(places)
+		s.reportNamed(s.gitSnap) // gitnamed.go
 	}
 }
 

@@ -102,6 +102,7 @@ const (
 	roleTree                     // a control directory's content (hooks/*, info/*)
 	roleInclude                  // a file included from a repository's config
 	roleInstruct                 // a file that instructs a host agent: reported, not moved
+	roleNamed                    // a program or hooks directory a repository's config or hooks name (named.go)
 )
 
 // state is what a control path was at one moment.
@@ -164,6 +165,12 @@ type Snapshot struct {
 	startDirs int
 	startCut  bool
 	creatable int64
+	// named are the paths in a place that repositories' configuration
+	// and hooks named at Take (named.go); Close looks at them again.
+	named []Named
+	// namedGaps says, per git directory, what of its configuration and
+	// hooks was past the bounds at Take.
+	namedGaps map[string]string
 }
 
 // Take examines places (absolute directories; others are ignored) and
@@ -200,6 +207,9 @@ func takeAfter(before *Snapshot) *Snapshot {
 		if _, ok := s.paths[p]; !ok {
 			sc.record(p, st.role)
 		}
+	}
+	for _, n := range before.named { // named_scan.go
+		sc.recordNamed(n)
 	}
 	return s
 }
@@ -473,7 +483,11 @@ func (sc *scanner) dotGit(p string) {
 		sc.gitDir(p, 0)
 	case st.kind == 0:
 		if target, ok := ParseGitFile(st.content); ok {
-			sc.gitDir(resolve(dir, target), 0)
+			g := resolve(dir, target)
+			sc.gitDir(g, 0)
+			if sc.s.placeOf(g) == "" && !sc.repair {
+				sc.namedIn(g, dir) // named_scan.go: a git directory elsewhere can name paths here
+			}
 		}
 	case st.kind&fs.ModeSymlink != 0:
 		// Not followed: what it names is examined only if it lies in a
@@ -528,6 +542,9 @@ func (sc *scanner) gitDir(g string, depth int) {
 		}
 	}
 	sc.modules(filepath.Join(g, "modules"), depth, 0)
+	if !sc.repair {
+		sc.namedIn(g, "") // named_scan.go: at Take only; Close looks at the same paths
+	}
 }
 
 // tree records a control directory and everything in it.

@@ -164,6 +164,11 @@ func (cp *controlPlan) gitDir(g string, seen map[string]bool) error {
 		return nil
 	}
 	common := readGitPointer(filepath.Join(g, "commondir"), g, false)
+	// What its config and hooks name may lie in a place even when g does
+	// not (host_control_named_linux.go).
+	if err := cp.namedIn(g, "", seen); err != nil {
+		return err
+	}
 	if !cp.inPlace(g) {
 		// Outside every writable place the sandbox cannot write it; a
 		// worktree's shared directory may still lie inside one.
@@ -253,6 +258,9 @@ func (cp *controlPlan) includes(file string, seen map[string]bool, level int) {
 func (cp *controlPlan) gitFile(dir, file string, seen map[string]bool) error {
 	cp.add(file, seen) // pointing it elsewhere would move the repository
 	if g := readGitPointer(file, dir, true); g != "" {
+		if err := cp.namedIn(g, dir, seen); err != nil {
+			return err
+		}
 		return cp.gitDir(g, seen)
 	}
 	return nil
