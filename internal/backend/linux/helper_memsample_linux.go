@@ -1,8 +1,10 @@
 package linux
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,8 +18,10 @@ import (
 // process without memory of its own there is a zombie, or a thread group
 // whose leader thread has exited (SYS_exit) while other threads run on:
 // its statm, and its status's VmRSS, read empty. It is measured through
-// its first live thread (task/TID/statm), whose memory is the group's; if
-// it has other threads and none can be read, it is unmeasurable.
+// its first live thread (task/TID/statm), whose memory is the group's. A
+// group whose every task is exiting (a zombie, or PF_EXITING: exit_group
+// has begun, its memory is being freed) counts nothing; one with a live
+// task none of whose statm shows memory is unmeasurable.
 //
 // Memory that a descriptor holds without a mapping is not resident in any
 // process: the watch counts each kind where it lives (memoryUse), and the
@@ -79,8 +83,11 @@ func (s *procSampler) resident(pid string) (int64, error) {
 	if n > 0 {
 		return n * s.page, nil
 	}
-	// Nothing of its own: a zombie, or a leader that exited before its
-	// other threads.
+	// Nothing of its own: a zombie, a thread group that is exiting
+	// (exit_group: every thread drops the memory, which is being freed,
+	// and exit cannot be undone), or a leader that exited before its other
+	// threads, measured through a live one. Only a group with a live task
+	// none of whose statm can be read is unmeasurable.
 	tids, err := s.list(pid + "/task")
 	if gone(err) {
 		return 0, nil
@@ -88,12 +95,19 @@ func (s *procSampler) resident(pid string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("/proc/%s/task: %w", pid, err)
 	}
-	others := 0
+	live := 0
 	for _, tid := range tids {
-		if tid == pid || atoi(tid) <= 0 {
+		if atoi(tid) <= 0 {
 			continue
 		}
-		others++
+		exiting, err := s.exiting(pid + "/task/" + tid + "/stat")
+		if gone(err) || (err == nil && exiting) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%s/task/%s/stat: %w", pid, tid, err)
+		}
+		live++
 		n, err := s.statm(pid + "/task/" + tid + "/statm")
 		if gone(err) {
 			continue
@@ -105,10 +119,53 @@ func (s *procSampler) resident(pid string) (int64, error) {
 			return n * s.page, nil
 		}
 	}
-	if others > 0 {
-		return 0, fmt.Errorf("process %s: its leader exited and none of its %d threads shows its memory", pid, others)
+	if live > 0 {
+		return 0, fmt.Errorf("process %s: %d of its threads run, and none shows the process's memory", pid, live)
 	}
-	return 0, nil // a zombie
+	return 0, nil // a zombie, or every thread exiting
+}
+
+// pfExiting is PF_EXITING, the task flag set when a thread starts to exit,
+// before it drops its memory.
+const pfExiting = 0x4
+
+// exiting reports whether the task whose stat file is at path is exiting:
+// a zombie (Z), dead (X or x), or PF_EXITING in its flags.
+func (s *procSampler) exiting(path string) (bool, error) {
+	fd, err := unix.Openat(s.proc, path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false, err
+	}
+	defer unix.Close(fd)
+	n, err := readRetry(fd, s.buf[:1024])
+	if err != nil {
+		return false, err
+	}
+	state, flags, ok := parseStatStateFlags(s.buf[:n])
+	if !ok {
+		return false, fmt.Errorf("unexpected contents %q", s.buf[:min(n, 64)])
+	}
+	return state == 'Z' || state == 'X' || state == 'x' || flags&pfExiting != 0, nil
+}
+
+// parseStatStateFlags returns the state (field 3) and flags (field 9) of
+// a /proc stat file: "pid (comm) S ppid pgrp session tty_nr tpgid flags
+// ...". The comm is the process's own choice and may hold spaces and
+// parentheses: the fields are counted after the last ')'.
+func parseStatStateFlags(b []byte) (state byte, flags uint64, ok bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 7 || len(f[0]) != 1 {
+		return 0, 0, false
+	}
+	flags, err := strconv.ParseUint(string(f[6]), 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	return f[0][0], flags, true
 }
 
 // statm returns the resident pages in the statm file at path.

@@ -34,7 +34,8 @@ func procTree(t *testing.T, files map[string]string) string {
 }
 
 // TestProcSamplerMeasures: the watch counts a leader that exited through
-// a live thread, a zombie and a process gone as nothing, skips the init,
+// a live thread, a zombie, a thread group whose every task is exiting
+// and a process gone as nothing, skips the init,
 // and fails, never counting 0, on what it cannot read.
 func TestProcSamplerMeasures(t *testing.T) {
 	page := int64(os.Getpagesize())
@@ -46,17 +47,25 @@ func TestProcSamplerMeasures(t *testing.T) {
 	}{
 		{"plain", map[string]string{"2/statm": "1000 25 3 1 0 20 0\n"}, 25, false},
 		{"init skipped", map[string]string{"1/statm": "1000 999 0 0 0 0 0\n", "2/statm": "10 5 0 0 0 0 0\n"}, 5, false},
-		{"zombie", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n"}, 0, false},
+		{"zombie", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/2/stat": "2 (p) Z 1 2 2 0 -1 4194316 0\n"}, 0, false},
+		{"exit_group under way", map[string]string{
+			"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/2/stat": "2 (p) Z 1 2 2 0 -1 4194316 0\n",
+			"2/task/3/statm": "0 0 0 0 0 0 0\n", "2/task/3/stat": "3 (p) S 1 2 2 0 -1 4194564 0\n",
+		}, 0, false},
 		{"gone", map[string]string{"2/task/2/statm": "<dir>"}, 0, false},
 		{"leader exited", map[string]string{
-			"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/3/statm": "900 50 0 0 0 0 0\n",
+			"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/2/stat": "2 (p) Z 1 2 2 0 -1 4194316 0\n",
+			"2/task/3/statm": "900 50 0 0 0 0 0\n", "2/task/3/stat": "3 (p) S 1 2 2 0 -1 4194560 0\n",
 		}, 50, false},
 		{"leader exited, threads hide", map[string]string{
-			"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/3/statm": "0 0 0 0 0 0 0\n",
+			"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/2/stat": "2 (p) Z 1 2 2 0 -1 4194316 0\n",
+			"2/task/3/statm": "0 0 0 0 0 0 0\n", "2/task/3/stat": "3 (p) S 1 2 2 0 -1 4194560 0\n",
 		}, 0, true},
+		{"unreadable stat", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/3/stat": "<dir>"}, 0, true},
+		{"garbage stat", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/3/stat": "3 (p) S 4\n"}, 0, true},
 		{"unreadable statm", map[string]string{"2/statm": "<dir>"}, 0, true},
 		{"garbage statm", map[string]string{"2/statm": "VmRSS: 0\n"}, 0, true},
-		{"unreadable thread", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/3/statm": "<dir>"}, 0, true},
+		{"unreadable thread", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/3/stat": "3 (p) S 1 2 2 0 -1 4194560 0\n", "2/task/3/statm": "<dir>"}, 0, true},
 		{"many", map[string]string{"2/statm": "1 1 0\n", "3/statm": "1 2 0\n", "40/statm": "1 3 0\n", "self/statm": "1 100 0\n"}, 6, false},
 	}
 	for _, tc := range cases {
@@ -200,4 +209,40 @@ func BenchmarkMemorySample(b *testing.B) {
 			_ = c.Wait()
 		}
 	}
+}
+
+func TestParseStatStateFlags(t *testing.T) {
+	cases := []struct {
+		in    string
+		state byte
+		flags uint64
+		ok    bool
+	}{
+		{"12 (sh) S 1 12 12 0 -1 4194560 100 0 0 0", 'S', 4194560, true},
+		{"12 (a) b) Z 1 12 12 0 -1 4194564 0", 'Z', 4194564, true},
+		{"12 (x) R 1 2 3 4 5 4 7", 'R', 4, true},
+		{"12 (x) R 1 2 3 4 5", 0, 0, false},
+		{"12 (x) RR 1 2 3 4 5 6", 0, 0, false},
+		{"12 x R 1 2 3 4 5 6", 0, 0, false},
+		{"12 (x) R 1 2 3 4 5 -6", 0, 0, false},
+		{"", 0, 0, false},
+	}
+	for _, tc := range cases {
+		st, fl, ok := parseStatStateFlags([]byte(tc.in))
+		if st != tc.state || fl != tc.flags || ok != tc.ok {
+			t.Errorf("parseStatStateFlags(%q) = %c, %d, %v; want %c, %d, %v", tc.in, st, fl, ok, tc.state, tc.flags, tc.ok)
+		}
+	}
+}
+
+func FuzzParseStatStateFlags(f *testing.F) {
+	for _, s := range []string{"12 (sh) S 1 12 12 0 -1 4194560 100", "1 ()) Z 0 0 0 0 0 4", "", ")"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, fl, ok := parseStatStateFlags(b)
+		if !ok && (st != 0 || fl != 0) {
+			t.Fatalf("parseStatStateFlags(%q) = %c, %d, false", b, st, fl)
+		}
+	})
 }
