@@ -30,6 +30,7 @@ import (
 type procSampler struct {
 	proc int // the /proc directory measured
 	page int64
+	size int64 // the size field of the last statm read
 	buf  []byte
 }
 
@@ -81,7 +82,7 @@ func (s *procSampler) resident(pid string) (int64, error) {
 		return 0, fmt.Errorf("/proc/%s/statm: %w", pid, err)
 	}
 	if n > 0 {
-		return n * s.page, nil
+		return s.withPageTables(pid, n)
 	}
 	// Nothing of its own: a zombie, a thread group that is exiting
 	// (exit_group: every thread drops the memory, which is being freed,
@@ -116,7 +117,7 @@ func (s *procSampler) resident(pid string) (int64, error) {
 			return 0, fmt.Errorf("/proc/%s/task/%s/statm: %w", pid, tid, err)
 		}
 		if n > 0 {
-			return n * s.page, nil
+			return s.withPageTables(pid+"/task/"+tid, n)
 		}
 	}
 	if live > 0 {
@@ -168,7 +169,70 @@ func parseStatStateFlags(b []byte) (state byte, flags uint64, ok bool) {
 	return f[0][0], flags, true
 }
 
-// statm returns the resident pages in the statm file at path.
+// pageTableFloor is the most page-table memory that is not read: a
+// process whose address space (statm's size) could need more page tables
+// than this, one 8-byte entry per page, has its VmPTE read and counted.
+// Below it, the page tables are at most 16 MiB a process (a process
+// count is bounded), and reading every process's status would cost the
+// watch several times more.
+const pageTableFloor = 16 << 20
+
+// withPageTables returns the resident bytes of the process whose statm is
+// at path/statm, resident pages, and its page tables if its address
+// space is large enough for them to matter (pageTableFloor): a large
+// mapping read one byte per 2 MiB holds page tables, not resident pages.
+func (s *procSampler) withPageTables(path string, pages int64) (int64, error) {
+	rss := pages * s.page
+	if s.size*8 <= pageTableFloor {
+		return rss, nil
+	}
+	pte, err := s.vmPTE(path + "/status")
+	if gone(err) {
+		return rss, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%s/status: %w", path, err)
+	}
+	return rss + pte, nil
+}
+
+// vmPTE returns the page-table bytes (VmPTE) in the status file at path;
+// a status without it (the memory already dropped) counts 0.
+func (s *procSampler) vmPTE(path string) (int64, error) {
+	fd, err := unix.Openat(s.proc, path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	n, err := readFull(fd, s.buf)
+	if err != nil {
+		return 0, err
+	}
+	kb := statusKB(s.buf[:n], "VmPTE:")
+	if kb < 0 || kb > 1<<40 {
+		return 0, fmt.Errorf("VmPTE %d kB", kb)
+	}
+	return kb << 10, nil
+}
+
+// readFull reads fd until b is full or the end.
+func readFull(fd int, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := readRetry(fd, b[n:])
+		if err != nil {
+			return n, err
+		}
+		if m <= 0 {
+			break
+		}
+		n += m
+	}
+	return n, nil
+}
+
+// statm returns the resident pages in the statm file at path, and keeps
+// its size (the address space, in pages) in s.size.
 func (s *procSampler) statm(path string) (int64, error) {
 	fd, err := unix.Openat(s.proc, path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -179,7 +243,8 @@ func (s *procSampler) statm(path string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	pages, ok := parseStatmResident(s.buf[:n])
+	size, pages, ok := parseStatm(s.buf[:n])
+	s.size = size
 	if !ok {
 		return 0, fmt.Errorf("unexpected contents %q", s.buf[:min(n, 64)])
 	}
@@ -196,9 +261,9 @@ func readRetry(fd int, b []byte) (int, error) {
 	}
 }
 
-// parseStatmResident returns the second field of a statm file ("size
+// parseStatm returns the first two fields of a statm file ("size
 // resident shared text lib data dt", in pages).
-func parseStatmResident(b []byte) (int64, bool) {
+func parseStatm(b []byte) (size, resident int64, ok bool) {
 	i := 0
 	field := func() (int64, bool) {
 		for i < len(b) && b[i] == ' ' {
@@ -215,10 +280,13 @@ func parseStatmResident(b []byte) (int64, bool) {
 		}
 		return v, i > start
 	}
-	if _, ok := field(); !ok {
-		return 0, false
+	if size, ok = field(); !ok {
+		return 0, 0, false
 	}
-	return field()
+	if resident, ok = field(); !ok {
+		return 0, 0, false
+	}
+	return size, resident, true
 }
 
 // list returns the names in directory path of the /proc.

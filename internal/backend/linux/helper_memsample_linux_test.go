@@ -66,6 +66,13 @@ func TestProcSamplerMeasures(t *testing.T) {
 		{"unreadable statm", map[string]string{"2/statm": "<dir>"}, 0, true},
 		{"garbage statm", map[string]string{"2/statm": "VmRSS: 0\n"}, 0, true},
 		{"unreadable thread", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/3/stat": "3 (p) S 1 2 2 0 -1 4194560 0\n", "2/task/3/statm": "<dir>"}, 0, true},
+		{"large address space: page tables counted", map[string]string{
+			"2/statm": "4194304 25 0 0 0 0 0\n", "2/status": "Name:\tVmPTE: 1 kB\nVmRSS:\t100 kB\nVmPTE:\t   8192 kB\n",
+		}, 25 + 8192*1024/page, false},
+		{"small address space: status not read", map[string]string{
+			"2/statm": "1000 25 0 0 0 0 0\n", "2/status": "VmPTE:\t8192 kB\n",
+		}, 25, false},
+		{"large address space, unreadable status", map[string]string{"2/statm": "4194304 25 0 0 0 0 0\n", "2/status": "<dir>"}, 0, true},
 		{"many", map[string]string{"2/statm": "1 1 0\n", "3/statm": "1 2 0\n", "40/statm": "1 3 0\n", "self/statm": "1 100 0\n"}, 6, false},
 	}
 	for _, tc := range cases {
@@ -89,7 +96,7 @@ func TestProcSamplerMeasures(t *testing.T) {
 	}
 }
 
-func TestParseStatmResident(t *testing.T) {
+func TestParseStatm(t *testing.T) {
 	cases := []struct {
 		in   string
 		want int64
@@ -103,21 +110,21 @@ func TestParseStatmResident(t *testing.T) {
 		{"1 99999999999999999999999", 0, false},
 	}
 	for _, tc := range cases {
-		got, ok := parseStatmResident([]byte(tc.in))
+		_, got, ok := parseStatm([]byte(tc.in))
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("parseStatmResident(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+			t.Errorf("parseStatm(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
 }
 
-func FuzzParseStatmResident(f *testing.F) {
+func FuzzParseStatm(f *testing.F) {
 	for _, s := range []string{"1000 25 3 1 0 20 0\n", "0 0", "", "  7  8", "9223372036854775807 9223372036854775807"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		n, ok := parseStatmResident(b)
-		if n < 0 || (!ok && n != 0) {
-			t.Fatalf("parseStatmResident(%q) = %d, %v", b, n, ok)
+		size, n, ok := parseStatm(b)
+		if n < 0 || size < 0 || (!ok && (n != 0 || size != 0)) {
+			t.Fatalf("parseStatm(%q) = %d, %v", b, n, ok)
 		}
 	})
 }
