@@ -163,6 +163,31 @@ func TestPendingBudget(t *testing.T) {
 	if !b.take(1, 1, 1) {
 		t.Fatal("what was given back cannot be taken again")
 	}
+	b.give(1, 1, 1)
+
+	// Past the calls, a call waits in the queue, up to its bound, and
+	// takes the first call given back.
+	var q pendingBudget
+	for i := 0; i < maxPendingCalls; i++ {
+		if taken, _ := q.takeCall(queuedCall{}); !taken {
+			t.Fatalf("call %d not taken within the bound", i)
+		}
+	}
+	for i := 0; i < maxQueuedCalls; i++ {
+		if taken, queued := q.takeCall(queuedCall{listener: i}); taken || !queued {
+			t.Fatalf("call %d past the bound: taken %v, queued %v", i, taken, queued)
+		}
+	}
+	if taken, queued := q.takeCall(queuedCall{}); taken || queued {
+		t.Fatal("a call past the queue was queued")
+	}
+	next, ok := q.give(1, 0, 0)
+	if !ok || next.listener != 0 {
+		t.Fatalf("give = %v, %v; want the first queued call", next, ok)
+	}
+	if taken, _ := q.takeCall(queuedCall{}); taken {
+		t.Fatal("the call given back was not reserved for the queued one")
+	}
 }
 
 // BenchmarkMemorySample measures one sample of the watch's process
