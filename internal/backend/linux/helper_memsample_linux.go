@@ -101,14 +101,8 @@ func (s *procSampler) resident(pid string) (int64, error) {
 		if atoi(tid) <= 0 {
 			continue
 		}
-		exiting, err := s.exiting(pid + "/task/" + tid + "/stat")
-		if gone(err) || (err == nil && exiting) {
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("/proc/%s/task/%s/stat: %w", pid, tid, err)
-		}
-		live++
+		// Any task that still shows the memory measures it, exiting
+		// or not (a thread waiting for a core dump holds it).
 		n, err := s.statm(pid + "/task/" + tid + "/statm")
 		if gone(err) {
 			continue
@@ -119,6 +113,14 @@ func (s *procSampler) resident(pid string) (int64, error) {
 		if n > 0 {
 			return s.withPageTables(pid+"/task/"+tid, n)
 		}
+		exiting, err := s.exiting(pid + "/task/" + tid + "/stat")
+		if gone(err) || (err == nil && exiting) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%s/task/%s/stat: %w", pid, tid, err)
+		}
+		live++
 	}
 	if live > 0 {
 		return 0, fmt.Errorf("process %s: %d of its threads run, and none shows the process's memory", pid, live)
