@@ -25,6 +25,13 @@ func (k limitKill) refusal() Refusal {
 // flag and the Config field that would allow more.
 
 func memoryKill(limit int64, detail string) limitKill {
+	// The watch could not measure (the sandbox's init says so with this
+	// prefix, the linux backend's UnmeasuredPrefix): nothing was found
+	// over the limit, and the message must not say so.
+	if what, ok := strings.CutPrefix(detail, "unmeasured: "); ok {
+		return limitKill{"memory", "killed: the memory watch could not measure the sandbox (" + what +
+			"), which is treated as over its " + formatBytes(limit) + " limit", "--memory unlimited, Limits.MemoryBytes -1"}
+	}
 	d := "killed: the sandbox used more than " + formatBytes(limit)
 	if detail != "" {
 		d += " (" + detail + ")"

@@ -27,6 +27,7 @@ func TestLimitKillLines(t *testing.T) {
 		want string
 	}{
 		{memoryKill(64<<20, "resident 10 MiB, socket buffers 60 MiB"), "limit: memory: killed: the sandbox used more than 64 MiB (resident 10 MiB, socket buffers 60 MiB) (--memory SIZE, Limits.MemoryBytes)"},
+		{memoryKill(64<<20, "unmeasured: process 7: 2 of its threads run, and none shows the process's memory"), "limit: memory: killed: the memory watch could not measure the sandbox (process 7: 2 of its threads run, and none shows the process's memory), which is treated as over its 64 MiB limit (--memory unlimited, Limits.MemoryBytes -1)"},
 		{diskKill(20<<20, 21<<20), "limit: disk: killed: the sandbox wrote 21 MiB, more than its 20 MiB (--disk SIZE, Limits.DiskBytes)"},
 		{inodeKill(5120, 5200), "limit: disk-inodes: killed: the sandbox created 5200 files and directories, more than its 5120 (--disk-inodes N, Limits.DiskInodes)"},
 		{cpuKill(2), "limit: cpu-time: killed: a process used 2s of CPU time (--cpu-time SECONDS, Limits.CPUSeconds)"},

@@ -27,8 +27,9 @@ const (
 	retAllow       = 0x7fff0000
 	retUserNotif   = 0x7fc00000 // SECCOMP_RET_USER_NOTIF: the supervisor decides
 
-	errnoEPERM  = 1
-	errnoENOSYS = 38
+	errnoEPERM      = 1
+	errnoENOSYS     = 38
+	errnoEOPNOTSUPP = 95
 )
 
 // AUDIT_ARCH values (include/uapi/linux/audit.h).

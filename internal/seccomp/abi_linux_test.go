@@ -19,6 +19,7 @@ func TestABIConstants(t *testing.T) {
 		{"SECCOMP_RET_ALLOW", retAllow, unix.SECCOMP_RET_ALLOW},
 		{"EPERM", errnoEPERM, uint64(unix.EPERM)},
 		{"ENOSYS", errnoENOSYS, uint64(unix.ENOSYS)},
+		{"EOPNOTSUPP", errnoEOPNOTSUPP, uint64(unix.EOPNOTSUPP)},
 		{"AUDIT_ARCH_X86_64", auditArchX86_64, unix.AUDIT_ARCH_X86_64},
 		{"AUDIT_ARCH_AARCH64", auditArchAARCH64, unix.AUDIT_ARCH_AARCH64},
 		{"CLONE_NEWTIME", cloneNewTime, unix.CLONE_NEWTIME},

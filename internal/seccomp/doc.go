@@ -14,13 +14,15 @@
 //  2. on amd64, fails x32 syscalls (nr >= 0x40000000) with ENOSYS;
 //  3. fails clone3 with ENOSYS, so libc falls back to clone, whose flags a
 //     classic BPF filter can inspect;
-//  4. fails a fixed list of dangerous syscalls with EPERM (see policy.go);
-//  5. checks the arguments of clone, unshare, ioctl, socket, socketpair,
+//  4. fails fallocate with EOPNOTSUPP, so that disk space is reserved only
+//     by writing (see policy.go);
+//  5. fails a fixed list of dangerous syscalls with EPERM (see policy.go);
+//  6. checks the arguments of clone, unshare, ioctl, socket, socketpair,
 //     sendto, sendmsg, sendmmsg and setsockopt (see checks.go);
-//  6. with Options.SuperviseSockets, returns SECCOMP_RET_USER_NOTIF for
+//  7. with Options.SuperviseSockets, returns SECCOMP_RET_USER_NOTIF for
 //     connect, sendto with a destination address, sendmsg and sendmmsg, so
 //     that a supervisor holding the listener (InstallListener) decides them;
-//  7. allows everything else.
+//  8. allows everything else.
 //
 // Argument checks compare only the low 32 bits of an argument: every checked
 // argument is an int or unsigned int (or, for clone, truncated with

@@ -2,10 +2,11 @@ package seccomp
 
 // Shared return labels, placed at the end of the program.
 const (
-	toAllow  = "allow"
-	toEPERM  = "eperm"
-	toENOSYS = "enosys"
-	toNotify = "notify"
+	toAllow      = "allow"
+	toEPERM      = "eperm"
+	toENOSYS     = "enosys"
+	toEOPNOTSUPP = "eopnotsupp"
+	toNotify     = "notify"
 )
 
 // A rule decides one syscall: either it jumps straight to a shared return
@@ -42,6 +43,15 @@ var rules = []rule{
 	{name: "memfd_create", verdict: toENOSYS},
 	{name: "memfd_secret", verdict: toENOSYS},
 	{name: "personality", check: checkPersonality},
+	// fallocate reserves disk blocks without writing them: with
+	// FALLOC_FL_KEEP_SIZE past RLIMIT_FSIZE (which only counts the file's
+	// size), and without it faster than the disk watch polls. Every mode
+	// fails with EOPNOTSUPP, what a file system without it says: glibc's
+	// posix_fallocate and Go's linker then write, which the file-size limit
+	// and the disk watch see. Always, not only under a disk limit: the
+	// file-size limit is always set, and one program for every sandbox
+	// keeps the start path as it is.
+	{name: "fallocate", verdict: toEOPNOTSUPP},
 
 	// Debugging and reading or writing other processes.
 	{name: "ptrace", verdict: toEPERM},

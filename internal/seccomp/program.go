@@ -76,6 +76,8 @@ func Build(arch Arch, opts Options) ([]bpf.Instruction, error) {
 	}
 	a.label(toENOSYS)
 	a.ret(retErrno | errnoENOSYS)
+	a.label(toEOPNOTSUPP)
+	a.ret(retErrno | errnoEOPNOTSUPP)
 	a.label(toEPERM)
 	a.ret(retErrno | errnoEPERM)
 	a.label(toAllow)

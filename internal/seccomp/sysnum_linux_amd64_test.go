@@ -75,6 +75,7 @@ func TestSysnumsAMD64(t *testing.T) {
 		"open_tree_attr":    unix.SYS_OPEN_TREE_ATTR,
 		"memfd_create":      unix.SYS_MEMFD_CREATE,
 		"memfd_secret":      unix.SYS_MEMFD_SECRET,
+		"fallocate":         unix.SYS_FALLOCATE,
 	}
 	if len(want) != len(x86Table.nr) {
 		t.Errorf("table has %d entries, want %d", len(x86Table.nr), len(want))

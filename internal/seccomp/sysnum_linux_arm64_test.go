@@ -70,6 +70,7 @@ func TestSysnumsARM64(t *testing.T) {
 		"quotactl_fd":       unix.SYS_QUOTACTL_FD,
 		"open_tree_attr":    unix.SYS_OPEN_TREE_ATTR,
 		"memfd_create":      unix.SYS_MEMFD_CREATE,
+		"fallocate":         unix.SYS_FALLOCATE,
 	}
 	if len(want) != len(aarch64Table.nr) {
 		t.Errorf("table has %d entries, want %d", len(aarch64Table.nr), len(want))

@@ -9,6 +9,7 @@ var aarch64Table = sysTable{
 	nr: map[string]uint32{
 		"memfd_create": 279,
 		"memfd_secret": 447,
+		"fallocate":    47,
 		// Argument-checked and ENOSYS.
 		"ioctl":      29,
 		"unshare":    97,

@@ -21,6 +21,7 @@ var x86Table = sysTable{
 		"sendmmsg":     307,
 		"memfd_create": 319,
 		"memfd_secret": 447,
+		"fallocate":    285,
 		"clone3":       435,
 
 		// Denied with EPERM.

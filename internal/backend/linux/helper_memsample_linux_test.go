@@ -34,7 +34,8 @@ func procTree(t *testing.T, files map[string]string) string {
 }
 
 // TestProcSamplerMeasures: the watch counts a leader that exited through
-// a live thread, a zombie and a process gone as nothing, skips the init,
+// a live thread, a zombie, a thread group whose every task is exiting
+// and a process gone as nothing, skips the init,
 // and fails, never counting 0, on what it cannot read.
 func TestProcSamplerMeasures(t *testing.T) {
 	page := int64(os.Getpagesize())
@@ -46,17 +47,32 @@ func TestProcSamplerMeasures(t *testing.T) {
 	}{
 		{"plain", map[string]string{"2/statm": "1000 25 3 1 0 20 0\n"}, 25, false},
 		{"init skipped", map[string]string{"1/statm": "1000 999 0 0 0 0 0\n", "2/statm": "10 5 0 0 0 0 0\n"}, 5, false},
-		{"zombie", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n"}, 0, false},
+		{"zombie", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/2/stat": "2 (p) Z 1 2 2 0 -1 4194316 0\n"}, 0, false},
+		{"exit_group under way", map[string]string{
+			"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/2/stat": "2 (p) Z 1 2 2 0 -1 4194316 0\n",
+			"2/task/3/statm": "0 0 0 0 0 0 0\n", "2/task/3/stat": "3 (p) S 1 2 2 0 -1 4194564 0\n",
+		}, 0, false},
 		{"gone", map[string]string{"2/task/2/statm": "<dir>"}, 0, false},
 		{"leader exited", map[string]string{
-			"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/3/statm": "900 50 0 0 0 0 0\n",
+			"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/2/stat": "2 (p) Z 1 2 2 0 -1 4194316 0\n",
+			"2/task/3/statm": "900 50 0 0 0 0 0\n", "2/task/3/stat": "3 (p) S 1 2 2 0 -1 4194560 0\n",
 		}, 50, false},
 		{"leader exited, threads hide", map[string]string{
-			"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/3/statm": "0 0 0 0 0 0 0\n",
+			"2/statm": "0 0 0 0 0 0 0\n", "2/task/2/statm": "0 0 0 0 0 0 0\n", "2/task/2/stat": "2 (p) Z 1 2 2 0 -1 4194316 0\n",
+			"2/task/3/statm": "0 0 0 0 0 0 0\n", "2/task/3/stat": "3 (p) S 1 2 2 0 -1 4194560 0\n",
 		}, 0, true},
+		{"unreadable stat", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/3/statm": "0 0 0 0 0 0 0\n", "2/task/3/stat": "<dir>"}, 0, true},
+		{"garbage stat", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/3/statm": "0 0 0 0 0 0 0\n", "2/task/3/stat": "3 (p) S 4\n"}, 0, true},
 		{"unreadable statm", map[string]string{"2/statm": "<dir>"}, 0, true},
 		{"garbage statm", map[string]string{"2/statm": "VmRSS: 0\n"}, 0, true},
-		{"unreadable thread", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/3/statm": "<dir>"}, 0, true},
+		{"unreadable thread", map[string]string{"2/statm": "0 0 0 0 0 0 0\n", "2/task/3/stat": "3 (p) S 1 2 2 0 -1 4194560 0\n", "2/task/3/statm": "<dir>"}, 0, true},
+		{"large address space: page tables counted", map[string]string{
+			"2/statm": "4194304 25 0 0 0 0 0\n", "2/status": "Name:\tVmPTE: 1 kB\nVmRSS:\t100 kB\nVmPTE:\t   8192 kB\n",
+		}, 25 + 8192*1024/page, false},
+		{"small address space: status not read", map[string]string{
+			"2/statm": "1000 25 0 0 0 0 0\n", "2/status": "VmPTE:\t8192 kB\n",
+		}, 25, false},
+		{"large address space, unreadable status", map[string]string{"2/statm": "4194304 25 0 0 0 0 0\n", "2/status": "<dir>"}, 0, true},
 		{"many", map[string]string{"2/statm": "1 1 0\n", "3/statm": "1 2 0\n", "40/statm": "1 3 0\n", "self/statm": "1 100 0\n"}, 6, false},
 	}
 	for _, tc := range cases {
@@ -80,7 +96,7 @@ func TestProcSamplerMeasures(t *testing.T) {
 	}
 }
 
-func TestParseStatmResident(t *testing.T) {
+func TestParseStatm(t *testing.T) {
 	cases := []struct {
 		in   string
 		want int64
@@ -94,21 +110,21 @@ func TestParseStatmResident(t *testing.T) {
 		{"1 99999999999999999999999", 0, false},
 	}
 	for _, tc := range cases {
-		got, ok := parseStatmResident([]byte(tc.in))
+		_, got, ok := parseStatm([]byte(tc.in))
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("parseStatmResident(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+			t.Errorf("parseStatm(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
 }
 
-func FuzzParseStatmResident(f *testing.F) {
+func FuzzParseStatm(f *testing.F) {
 	for _, s := range []string{"1000 25 3 1 0 20 0\n", "0 0", "", "  7  8", "9223372036854775807 9223372036854775807"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		n, ok := parseStatmResident(b)
-		if n < 0 || (!ok && n != 0) {
-			t.Fatalf("parseStatmResident(%q) = %d, %v", b, n, ok)
+		size, n, ok := parseStatm(b)
+		if n < 0 || size < 0 || (!ok && (n != 0 || size != 0)) {
+			t.Fatalf("parseStatm(%q) = %d, %v", b, n, ok)
 		}
 	})
 }
@@ -146,6 +162,31 @@ func TestPendingBudget(t *testing.T) {
 	b.give(0, maxPendingBytes, maxPendingFDs)
 	if !b.take(1, 1, 1) {
 		t.Fatal("what was given back cannot be taken again")
+	}
+	b.give(1, 1, 1)
+
+	// Past the calls, a call waits in the queue, up to its bound, and
+	// takes the first call given back.
+	var q pendingBudget
+	for i := 0; i < maxPendingCalls; i++ {
+		if taken, _ := q.takeCall(queuedCall{}); !taken {
+			t.Fatalf("call %d not taken within the bound", i)
+		}
+	}
+	for i := 0; i < maxQueuedCalls; i++ {
+		if taken, queued := q.takeCall(queuedCall{listener: i}); taken || !queued {
+			t.Fatalf("call %d past the bound: taken %v, queued %v", i, taken, queued)
+		}
+	}
+	if taken, queued := q.takeCall(queuedCall{}); taken || queued {
+		t.Fatal("a call past the queue was queued")
+	}
+	next, ok := q.give(1, 0, 0)
+	if !ok || next.listener != 0 {
+		t.Fatalf("give = %v, %v; want the first queued call", next, ok)
+	}
+	if taken, _ := q.takeCall(queuedCall{}); taken {
+		t.Fatal("the call given back was not reserved for the queued one")
 	}
 }
 
@@ -200,4 +241,40 @@ func BenchmarkMemorySample(b *testing.B) {
 			_ = c.Wait()
 		}
 	}
+}
+
+func TestParseStatStateFlags(t *testing.T) {
+	cases := []struct {
+		in    string
+		state byte
+		flags uint64
+		ok    bool
+	}{
+		{"12 (sh) S 1 12 12 0 -1 4194560 100 0 0 0", 'S', 4194560, true},
+		{"12 (a) b) Z 1 12 12 0 -1 4194564 0", 'Z', 4194564, true},
+		{"12 (x) R 1 2 3 4 5 4 7", 'R', 4, true},
+		{"12 (x) R 1 2 3 4 5", 0, 0, false},
+		{"12 (x) RR 1 2 3 4 5 6", 0, 0, false},
+		{"12 x R 1 2 3 4 5 6", 0, 0, false},
+		{"12 (x) R 1 2 3 4 5 -6", 0, 0, false},
+		{"", 0, 0, false},
+	}
+	for _, tc := range cases {
+		st, fl, ok := parseStatStateFlags([]byte(tc.in))
+		if st != tc.state || fl != tc.flags || ok != tc.ok {
+			t.Errorf("parseStatStateFlags(%q) = %c, %d, %v; want %c, %d, %v", tc.in, st, fl, ok, tc.state, tc.flags, tc.ok)
+		}
+	}
+}
+
+func FuzzParseStatStateFlags(f *testing.F) {
+	for _, s := range []string{"12 (sh) S 1 12 12 0 -1 4194560 100", "1 ()) Z 0 0 0 0 0 4", "", ")"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, fl, ok := parseStatStateFlags(b)
+		if !ok && (st != 0 || fl != 0) {
+			t.Fatalf("parseStatStateFlags(%q) = %c, %d, false", b, st, fl)
+		}
+	})
 }

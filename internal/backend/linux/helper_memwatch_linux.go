@@ -154,9 +154,13 @@ func pollInterval(cost time.Duration) time.Duration {
 	return max(memoryPollInterval, cost*memoryWatchDuty)
 }
 
+// UnmeasuredPrefix starts the kill detail of a watch that could not
+// measure, so that moat does not report it as memory used.
+const UnmeasuredPrefix = "unmeasured: "
+
 // unmeasurable is the kill detail for a watch that could not measure.
 func unmeasurable(err error) string {
-	return "the memory watch could not measure the sandbox, which counts as over the limit: " + err.Error()
+	return UnmeasuredPrefix + err.Error()
 }
 
 // clearShared removes what outlives the sandbox's processes: SysV objects

@@ -22,3 +22,12 @@ func TestStatusKBIgnoresTheName(t *testing.T) {
 		})
 	}
 }
+
+func FuzzStatusKB(f *testing.F) {
+	for _, s := range []string{"Name:\tVmPTE: 9\nVmPTE:\t  8192 kB\n", "VmPTE:", "VmPTE:\t-1 kB\n", ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_ = statusKB(b, "VmPTE:")
+	})
+}

@@ -424,6 +424,15 @@ func mountTmpfs(path, opts string) error {
 	return nil
 }
 
+// maxPtys bounds the sandbox's ptys: each holds tty buffers (about 25 KiB
+// of kernel memory that no sum counts) and one of the host-wide
+// kernel.pty.max. A terminal, a test suite's pseudo-terminals and an
+// expect script need a few.
+const maxPtys = 256
+
+// devptsOptions are the sandbox's devpts instance's options.
+var devptsOptions = "newinstance,ptmxmode=0666,mode=0620,max=" + strconv.Itoa(maxPtys)
+
 // buildDev makes dev a tmpfs holding only the harmless devices, a private
 // devpts instance and a private /dev/shm (of at most shmBytes, when set).
 func buildDev(dev string, devFDs map[string]int, shmBytes int64) error {
@@ -444,7 +453,7 @@ func buildDev(dev string, devFDs map[string]int, shmBytes int64) error {
 			return err
 		}
 	}
-	if err := unix.Mount("devpts", dev+"/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+	if err := unix.Mount("devpts", dev+"/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, devptsOptions); err != nil {
 		return fmt.Errorf("mount devpts: %w", err)
 	}
 	shmOpts := "mode=1777"

@@ -215,12 +215,24 @@ func (g *sockGuard) serve(listener int) {
 // thread, hands a call that may block to a goroutine of its own.
 func (g *sockGuard) answer(listener int, inflight *sync.WaitGroup, n *seccompNotif, inline bool) {
 	c := &call{g: g, listener: listener, inflight: inflight, n: n, tid: int(n.Pid), inline: inline}
-	if !g.budget.take(1, 0, 0) {
-		// Past the sandbox's budget of pending calls: its call fails,
-		// and the zygote holds nothing more for it.
+	taken, queued := g.budget.takeCall(queuedCall{listener, inflight, n})
+	switch {
+	case queued:
+		// Past the sandbox's budget of pending calls: the caller
+		// waits until a call ends (respond carries it out then).
+		return
+	case !taken:
+		// Past the queue too: its call fails, and the zygote holds
+		// nothing more for it.
 		c.respond(0, unix.EAGAIN)
 		return
 	}
+	g.carryOut(c)
+}
+
+// carryOut carries out call c, which holds one of the sandbox's calls.
+func (g *sockGuard) carryOut(c *call) {
+	inline := c.inline
 	c.heldCall = true
 	if errno := c.prepare(); errno != 0 {
 		c.respond(0, errno)
@@ -243,7 +255,12 @@ func (c *call) respond(val int64, errno unix.Errno) {
 	defer c.inflight.Done()
 	c.close()
 	if c.heldCall {
-		c.g.budget.give(1, c.heldBytes, c.heldFDs)
+		if q, ok := c.g.budget.give(1, c.heldBytes, c.heldFDs); ok {
+			// A queued call takes the call given back, on a
+			// goroutine of its own: respond's caller may be serve.
+			next := &call{g: c.g, listener: q.listener, inflight: q.inflight, n: q.n, tid: int(q.n.Pid)}
+			go c.g.carryOut(next)
+		}
 		c.heldCall, c.heldBytes, c.heldFDs = false, 0, 0
 	}
 	r := seccompResp{ID: c.n.ID, Val: val}

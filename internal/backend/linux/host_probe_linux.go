@@ -209,7 +209,7 @@ func probeRole() {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		fail("mount proc", err)
 	}
-	if err := unix.Mount("devpts", "/tmp", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+	if err := unix.Mount("devpts", "/tmp", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, devptsOptions); err != nil {
 		fail("mount devpts", err)
 	}
 	if err := bringUpLoopback(); err != nil {
