@@ -1,6 +1,9 @@
 package redact
 
-import "unicode/utf8"
+import (
+	"io"
+	"unicode/utf8"
+)
 
 // SeeThrough returns a Detector that also finds what d finds in the text
 // as a terminal or a reader shows it: with escape sequences (CSI such as
@@ -13,10 +16,29 @@ import "unicode/utf8"
 // without any such byte costs one scan more than d alone. A nil d panics
 // when used.
 func SeeThrough(d Detector) Detector {
-	return DetectorFunc(func(text string) ([]Finding, error) {
-		return seeThrough(text, d.Detect)
-	})
+	return seeThroughDetector{d}
 }
+
+// seeThroughDetector is d seen through escapes (SeeThrough). It keeps d's
+// Close, so an engine that holds resources (the model's session) is still
+// closed through it, and Unwrap gives d back.
+type seeThroughDetector struct{ d Detector }
+
+// Detect finds d's findings in text and in what text shows.
+func (s seeThroughDetector) Detect(text string) ([]Finding, error) {
+	return seeThrough(text, s.d.Detect)
+}
+
+// Close closes d when it is an io.Closer.
+func (s seeThroughDetector) Close() error {
+	if c, ok := s.d.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// Unwrap returns the detector SeeThrough was given.
+func (s seeThroughDetector) Unwrap() Detector { return s.d }
 
 func seeThrough(text string, detect func(string) ([]Finding, error)) ([]Finding, error) {
 	out, err := detect(text)

@@ -100,7 +100,7 @@ func TestONNXEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := d.(*Engine)
+			e := d.(interface{ Unwrap() redact.Detector }).Unwrap().(*Engine)
 			defer e.Close()
 			ref, _ := fixtureEngine(t, limit)
 			for _, text := range []string{
