@@ -56,29 +56,32 @@ func hostInputCases() []hostInputCase {
 		return ""
 	}
 	inProj := func(d hostInputDirs) string { return d.proj }
+	// The configs are named ci.toml: a moat.toml the run writes at the top
+	// of its working directory is a control file, set aside by Close
+	// (TestCloseScanControlFiles), so it never reaches the next run.
 	return []hostInputCase{{
 		name: "config grants a secret directory",
-		file: "moat.toml",
+		file: "ci.toml",
 		content: func(d hostInputDirs) string {
 			return "[grants]\n\"" + d.secret + "\" = \"r\"\n"
 		},
-		next: runNext("moat.toml"), cwd: inProj,
+		next: runNext("ci.toml"), cwd: inProj,
 		took: func(d hostInputDirs) bool { return strings.Contains(ran(d, "leak"), "SECRET") },
 	}, {
 		name: "config turns protections off",
-		file: "moat.toml",
+		file: "ci.toml",
 		content: func(hostInputDirs) string {
 			return "[security]\nprotect-credentials = false\nprotect-cloud-config = false\n"
 		},
-		next: runNext("moat.toml"), cwd: inProj,
+		next: runNext("ci.toml"), cwd: inProj,
 		took: func(d hostInputDirs) bool { return ran(d, "ran") != "" },
 	}, {
 		name: "config names a sandbox-written interpreter",
-		file: "moat.toml",
+		file: "ci.toml",
 		content: func(d hostInputDirs) string {
 			return "[python]\ninterpreter = \"" + d.proj + "/evil.sh\"\n"
 		},
-		next: runNext("moat.toml"), cwd: inProj,
+		next: runNext("ci.toml"), cwd: inProj,
 		took: func(d hostInputDirs) bool { return exists(filepath.Join(d.root, "pwned")) },
 		also: []string{"evil.sh"},
 	}, {
