@@ -315,10 +315,10 @@ func (sc *scanner) place(root string) {
 		if !sc.spendDir(root) {
 			return
 		}
-		f, err := os.Open(it.dir)
+		f, err := openDirEntries(it.dir) // never a FIFO or a link swapped in since it was listed
 		if err != nil && sc.repair && errors.Is(err, fs.ErrPermission) && makeReadable(it.dir) {
 			sc.s.repaired = append(sc.s.repaired, it.dir)
-			f, err = os.Open(it.dir)
+			f, err = openDirEntries(it.dir)
 		}
 		var git gitNames
 		var subdirs []string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/moat-sandbox/moat/internal/controlfiles"
 	"github.com/moat-sandbox/moat/internal/gitguard"
+	"golang.org/x/sys/unix"
 )
 
 // Control paths are what lets code written into a project run later,
@@ -233,11 +234,10 @@ func exists(p string) bool {
 // or includeIf.*.path, where they lie in a writable place, and the files
 // those include in turn.
 func (cp *controlPlan) includes(file string, seen map[string]bool, level int) {
-	fi, err := os.Lstat(file)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 || level >= 10 {
+	if level >= 10 {
 		return
 	}
-	b, err := os.ReadFile(file)
+	b, err := readControlFile(file, 1<<20)
 	if err != nil {
 		return
 	}
@@ -269,12 +269,7 @@ func (cp *controlPlan) gitFile(dir, file string, seen map[string]bool) error {
 // readGitPointer reads a .git file ("gitdir: PATH") or a commondir file
 // ("PATH"), resolving a relative path against base.
 func readGitPointer(file, base string, prefixed bool) string {
-	f, err := os.Open(file)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	b, err := readControlFile(file, 64<<10)
 	if err != nil {
 		return ""
 	}
@@ -346,4 +341,24 @@ func (cp *controlPlan) cleanup() {
 		}
 	}
 	cp.created = nil
+}
+
+// readControlFile reads file, a control file a sandbox may have made or
+// replaced (a concurrent run's, in the same place), as hostile: not
+// through a link in its last component, never blocking on a FIFO, a
+// regular file of at most max bytes.
+func readControlFile(file string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(file, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, fs.ErrInvalid
+	}
+	return io.ReadAll(io.LimitReader(f, max))
 }
