@@ -286,23 +286,7 @@ func minimalConfig(p, moved string) []byte {
 // readConfig reads a regular file of at most maxConfig bytes, not
 // through a link.
 func readConfig(p string) ([]byte, error) {
-	f, err := openNoFollow(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxConfig {
-		return nil, fmt.Errorf("not a regular file of at most %d bytes", maxConfig)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxConfig+1))
-	if err == nil && len(b) > maxConfig {
-		err = fmt.Errorf("more than %d bytes", maxConfig)
-	}
-	return b, err
+	return readBounded(p, maxConfig) // named.go
 }
 
 // rideAlong reports whether p lies inside a control directory (hooks/,
