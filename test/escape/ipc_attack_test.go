@@ -121,7 +121,7 @@ print("named:", subprocess.run(["counter"], capture_output=True, text=True).stdo
 }
 
 // TestAtkIPCPermissiveBinaryReplaceable: New must refuse an IPC host
-// binary that lies where the sandbox writes (README "Typed IPC"; the
+// binary that lies where the sandbox writes (docs/ipc.md; the
 // shims run it, and the user runs it again outside). writtenPlace
 // (build.go) knows only the working directory, the state and home
 // directories and writable grants; at the permissive level the sandbox
@@ -192,7 +192,7 @@ func peakRSS(t *testing.T) int64 {
 }
 
 // TestAtkIPCFrameMemoryBounded: the server promises 64 MiB of frames at a
-// time (ipc/budget.go, README "Transport"), which is what sandboxed code
+// time (ipc/budget.go, docs/ipc.md "Transport"), which is what sandboxed code
 // can make the host allocate, outside the sandbox's memory limit. The
 // budget counts a frame's bytes, but the request is decoded while it is
 // held, and a 16 MiB argv of empty strings ("" is 3 bytes of JSON) decodes
