@@ -42,6 +42,8 @@ type sandboxFlags struct {
 	python *policy.Python // moat python's venv flags (python.go); nil elsewhere
 
 	heel heelFlags // heel's flags moat had no name for (heel.go)
+
+	report *reportJSON // --report-json (reportjson.go); nil where the command has none
 }
 
 // addSandboxFlags registers the policy flags on fs and returns where their
