@@ -32,7 +32,7 @@ func TestTableWellFormed(t *testing.T) {
 func TestAllow(t *testing.T) {
 	cases := []struct {
 		id, value, want string
-		args           []string
+		args            []string
 	}{
 		{"build", "", "--build, Config.Build", []string{"--build"}},
 		{"network.allow-domain", "pypi.org", "--network allow-list --allow-domain pypi.org", []string{"--network", "allow-list", "--allow-domain", "pypi.org"}},

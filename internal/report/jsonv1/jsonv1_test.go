@@ -107,18 +107,22 @@ func TestSchemaRejects(t *testing.T) {
 		t.Fatalf("control: the good document fails: %v", err)
 	}
 	cases := map[string]func(m map[string]any){
-		"version 2":           func(m map[string]any) { m["version"] = 2 },
-		"no refusals":         func(m map[string]any) { delete(m, "refusals") },
-		"unknown field":       func(m map[string]any) { m["extra"] = true },
-		"bad command":         func(m map[string]any) { m["command"] = "doctor" },
-		"setting, no flag":    func(m map[string]any) { ref(m)["flag"] = "" },
-		"allow, no setting":   func(m map[string]any) { ref(m)["setting"], ref(m)["flag"], ref(m)["config_field"], ref(m)["value"], ref(m)["args"] = "", "", "", "", []any{} },
-		"undotted setting":    func(m map[string]any) { ref(m)["setting"] = "Network Allow" },
-		"null args":           func(m map[string]any) { ref(m)["args"] = nil },
-		"exit code 300":       func(m map[string]any) { m["outcome"].(map[string]any)["exit_code"] = 300 },
-		"unknown limit":       func(m map[string]any) { m["outcome"].(map[string]any)["limit"] = "patience" },
-		"bad time":            func(m map[string]any) { m["outcome"].(map[string]any)["started_at"] = "yesterday" },
-		"layer without name":  func(m map[string]any) { delete(m["report"].(map[string]any)["layers"].([]any)[0].(map[string]any), "name") },
+		"version 2":        func(m map[string]any) { m["version"] = 2 },
+		"no refusals":      func(m map[string]any) { delete(m, "refusals") },
+		"unknown field":    func(m map[string]any) { m["extra"] = true },
+		"bad command":      func(m map[string]any) { m["command"] = "doctor" },
+		"setting, no flag": func(m map[string]any) { ref(m)["flag"] = "" },
+		"allow, no setting": func(m map[string]any) {
+			ref(m)["setting"], ref(m)["flag"], ref(m)["config_field"], ref(m)["value"], ref(m)["args"] = "", "", "", "", []any{}
+		},
+		"undotted setting": func(m map[string]any) { ref(m)["setting"] = "Network Allow" },
+		"null args":        func(m map[string]any) { ref(m)["args"] = nil },
+		"exit code 300":    func(m map[string]any) { m["outcome"].(map[string]any)["exit_code"] = 300 },
+		"unknown limit":    func(m map[string]any) { m["outcome"].(map[string]any)["limit"] = "patience" },
+		"bad time":         func(m map[string]any) { m["outcome"].(map[string]any)["started_at"] = "yesterday" },
+		"layer without name": func(m map[string]any) {
+			delete(m["report"].(map[string]any)["layers"].([]any)[0].(map[string]any), "name")
+		},
 		"enforcement unknown": func(m map[string]any) { m["report"].(map[string]any)["enforcement"] = "loose" },
 	}
 	for name, mutate := range cases {
