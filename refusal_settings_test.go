@@ -2,10 +2,12 @@ package moat
 
 import (
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,7 +71,13 @@ func TestRefusalSettingsAgree(t *testing.T) {
 // is in the settings table. A new refusal site that hard-codes a flag in
 // words fails here.
 func TestRefusalSitesUseSettings(t *testing.T) {
-	files, err := filepath.Glob("*.go")
+	// The package's own directory, also when the test binary runs
+	// elsewhere (as another user).
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("no caller information")
+	}
+	files, err := filepath.Glob(filepath.Join(filepath.Dir(self), "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,54 +91,8 @@ func TestRefusalSitesUseSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.CompositeLit:
-				id, ok := n.Type.(*ast.Ident)
-				if !ok {
-					return true
-				}
-				switch id.Name {
-				case "Refusal":
-					sites++
-					for _, e := range n.Elts {
-						kv, ok := e.(*ast.KeyValueExpr)
-						if !ok {
-							t.Errorf("%s: Refusal literal without field names", fset.Position(n.Pos()))
-							continue
-						}
-						switch key := kv.Key.(*ast.Ident).Name; key {
-						case "Allow":
-							t.Errorf("%s: Refusal sets Allow in words; set Setting (internal/settings) instead", fset.Position(kv.Pos()))
-						case "Setting":
-							checkSettingExpr(t, fset, kv.Value)
-						}
-					}
-				case "limitKill":
-					if len(n.Elts) == 0 {
-						return true
-					}
-					limitSites++
-					if len(n.Elts) != 4 {
-						t.Errorf("%s: limitKill literal with %d fields, want subject, detail, setting, value", fset.Position(n.Pos()), len(n.Elts))
-						return true
-					}
-					checkSettingExpr(t, fset, n.Elts[2])
-				}
-			case *ast.AssignStmt:
-				for _, lhs := range n.Lhs {
-					if sel, ok := lhs.(*ast.SelectorExpr); ok && sel.Sel.Name == "Allow" && name != "refusals.go" {
-						t.Errorf("%s: assigns .Allow; set Setting instead", fset.Position(n.Pos()))
-					}
-					if sel, ok := lhs.(*ast.SelectorExpr); ok && sel.Sel.Name == "Setting" {
-						if i := indexOf(n.Lhs, lhs); len(n.Rhs) == len(n.Lhs) {
-							checkSettingExpr(t, fset, n.Rhs[i])
-						}
-					}
-				}
-			}
-			return true
-		})
+		n, l := scanRefusalSites(fset, f, filepath.Base(name), func(p string) { t.Error(p) })
+		sites, limitSites = sites+n, limitSites+l
 	}
 	// Control: the scan saw the sites it is about.
 	if sites < 10 || limitSites < 8 {
@@ -138,20 +100,99 @@ func TestRefusalSitesUseSettings(t *testing.T) {
 	}
 }
 
-func indexOf(xs []ast.Expr, x ast.Expr) int {
-	for i, e := range xs {
-		if e == x {
-			return i
-		}
+// The scan finds what it is for: planted sites that word Allow themselves
+// or name an id not in the table are reported; a good one is not.
+func TestRefusalSitesScanControl(t *testing.T) {
+	cases := []struct {
+		name, src string
+		problems  int
+	}{
+		{"good", `r := Refusal{Kind: "x", Setting: "build"}; r.Setting, r.Value = "network.allow-local", "10.0.0.1"`, 0},
+		{"Allow in a literal", `_ = Refusal{Kind: "x", Allow: "--build"}`, 1},
+		{"Allow assigned", `var r Refusal; r.Allow = "--build"`, 1},
+		{"unknown id", `_ = Refusal{Kind: "x", Setting: "no.such"}`, 1},
+		{"unknown id assigned", `var r Refusal; r.Setting = "no.such"`, 1},
+		{"limitKill with words", `_ = limitKill{"memory", "d", "--memory SIZE", ""}`, 1},
+		{"id from a variable", `id := "build"; _ = Refusal{Setting: id}`, 1},
 	}
-	return -1
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, "planted.go", "package moat\nfunc f() {\n"+tc.src+"\n}\n", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			scanRefusalSites(fset, f, "planted.go", func(p string) { got = append(got, p) })
+			if len(got) != tc.problems {
+				t.Errorf("problems %q, want %d", got, tc.problems)
+			}
+		})
+	}
+}
+
+// scanRefusalSites reports, through problem, each Refusal or limitKill
+// literal in f that words Allow itself or names a Setting not in the table,
+// and each assignment to .Allow outside refusals.go; it returns how many
+// Refusal and limitKill literals it saw.
+func scanRefusalSites(fset *token.FileSet, f *ast.File, name string, problem func(string)) (sites, limitSites int) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CompositeLit:
+			id, ok := n.Type.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			switch id.Name {
+			case "Refusal":
+				sites++
+				for _, e := range n.Elts {
+					kv, ok := e.(*ast.KeyValueExpr)
+					if !ok {
+						problem(fmt.Sprintf("%s: Refusal literal without field names", fset.Position(n.Pos())))
+						continue
+					}
+					switch kv.Key.(*ast.Ident).Name {
+					case "Allow":
+						problem(fmt.Sprintf("%s: Refusal sets Allow in words; set Setting (internal/settings) instead", fset.Position(kv.Pos())))
+					case "Setting":
+						checkSettingExpr(fset, kv.Value, problem)
+					}
+				}
+			case "limitKill":
+				if len(n.Elts) == 0 {
+					return true
+				}
+				limitSites++
+				if len(n.Elts) != 4 {
+					problem(fmt.Sprintf("%s: limitKill literal with %d fields, want subject, detail, setting, value", fset.Position(n.Pos()), len(n.Elts)))
+					return true
+				}
+				checkSettingExpr(fset, n.Elts[2], problem)
+			}
+		case *ast.AssignStmt:
+			for i, lhs := range n.Lhs {
+				sel, ok := lhs.(*ast.SelectorExpr)
+				if !ok {
+					continue
+				}
+				if sel.Sel.Name == "Allow" && name != "refusals.go" {
+					problem(fmt.Sprintf("%s: assigns .Allow; set Setting instead", fset.Position(n.Pos())))
+				}
+				if sel.Sel.Name == "Setting" && len(n.Rhs) == len(n.Lhs) {
+					checkSettingExpr(fset, n.Rhs[i], problem)
+				}
+			}
+		}
+		return true
+	})
+	return sites, limitSites
 }
 
 // checkSettingExpr fails unless e is a settings id in the table: a string
 // literal, or buildSetting (or limitKill's own field, whose literals are
 // checked).
-func checkSettingExpr(t *testing.T, fset *token.FileSet, e ast.Expr) {
-	t.Helper()
+func checkSettingExpr(fset *token.FileSet, e ast.Expr, problem func(string)) {
 	var id string
 	switch e := e.(type) {
 	case *ast.BasicLit:
@@ -161,20 +202,20 @@ func checkSettingExpr(t *testing.T, fset *token.FileSet, e ast.Expr) {
 		case "buildSetting":
 			id = buildSetting
 		default:
-			t.Errorf("%s: Setting %s: use a string literal or a known constant, so the scan can check it", fset.Position(e.Pos()), e.Name)
+			problem(fmt.Sprintf("%s: Setting %s: use a string literal or a known constant, so the scan can check it", fset.Position(e.Pos()), e.Name))
 			return
 		}
 	case *ast.SelectorExpr:
 		if x, ok := e.X.(*ast.Ident); ok && x.Name == "k" && e.Sel.Name == "setting" {
 			return // limitKill.refusal: the limitKill literals are checked
 		}
-		t.Errorf("%s: Setting is not a literal", fset.Position(e.Pos()))
+		problem(fmt.Sprintf("%s: Setting is not a literal", fset.Position(e.Pos())))
 		return
 	default:
-		t.Errorf("%s: Setting is not a literal", fset.Position(e.Pos()))
+		problem(fmt.Sprintf("%s: Setting is not a literal", fset.Position(e.Pos())))
 		return
 	}
 	if _, ok := settings.Lookup(id); !ok {
-		t.Errorf("%s: Setting %q is not in internal/settings' table", fset.Position(e.Pos()), id)
+		problem(fmt.Sprintf("%s: Setting %q is not in internal/settings' table", fset.Position(e.Pos()), id))
 	}
 }

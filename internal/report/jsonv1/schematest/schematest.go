@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -22,12 +23,23 @@ var (
 	loadErr  error
 )
 
-// moduleRoot finds the directory holding go.mod above the current one.
+// moduleRoot finds the directory holding go.mod above this source file,
+// or else above the current directory (a test binary run elsewhere).
 func moduleRoot() (string, error) {
+	if _, file, _, ok := runtime.Caller(0); ok {
+		if root, err := rootAbove(filepath.Dir(file)); err == nil {
+			return root, nil
+		}
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
+	return rootAbove(dir)
+}
+
+// rootAbove finds the directory holding go.mod at or above dir.
+func rootAbove(dir string) (string, error) {
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			return dir, nil
