@@ -80,3 +80,13 @@ func Validate(data []byte) error {
 	}
 	return s.Validate(v)
 }
+
+// ModuleFile returns the path of rel, a file of the module such as
+// "docs/report-json.md".
+func ModuleFile(rel string) (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, rel), nil
+}
