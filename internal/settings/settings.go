@@ -27,6 +27,10 @@ type Setting struct {
 	// Needs are the arguments that must come with Flag for it to take
 	// effect, e.g. {"--network", "allow-list"}; nil for none.
 	Needs []string
+	// Joined is true for a flag whose value must follow an "=" in the
+	// same argument, as a switch's "--protect-credentials=false" does;
+	// false for a value in the next argument.
+	Joined bool
 }
 
 // table lists every setting. One line each; the order is the one the
@@ -40,6 +44,15 @@ var table = []Setting{
 	{ID: "grants.write", Flag: "--writable", Placeholder: "PATH", Field: "Config.Grants"},
 	{ID: "grants.exec", Flag: "--executable", Placeholder: "PATH", Field: "Config.Grants"},
 	{ID: "env", Flag: "--env", Placeholder: "NAME", Field: "Config.Env"},
+	{ID: "home", Flag: "--home", Placeholder: "DIR", Field: "Config.Home"},
+	{ID: "isolation", Flag: "--isolation", Placeholder: "LEVEL", Field: "Config.Isolation"},
+	{ID: "protect.user-home", Flag: "--protect-user-home", Placeholder: "BOOL", Field: "SecurityConfig.ProtectUserHome", Joined: true},
+	{ID: "protect.credentials", Flag: "--protect-credentials", Placeholder: "BOOL", Field: "SecurityConfig.ProtectCredentials", Joined: true},
+	{ID: "protect.shell-history", Flag: "--protect-shell-history", Placeholder: "BOOL", Field: "SecurityConfig.ProtectShellHistory", Joined: true},
+	{ID: "protect.package-credentials", Flag: "--protect-package-credentials", Placeholder: "BOOL", Field: "SecurityConfig.ProtectPackageCredentials", Joined: true},
+	{ID: "protect.cloud-config", Flag: "--protect-cloud-config", Placeholder: "BOOL", Field: "SecurityConfig.ProtectCloudConfig", Joined: true},
+	{ID: "protect.browser-data", Flag: "--protect-browser-data", Placeholder: "BOOL", Field: "SecurityConfig.ProtectBrowserData", Joined: true},
+	{ID: "protect.keychains", Flag: "--protect-keychains", Placeholder: "BOOL", Field: "SecurityConfig.ProtectKeychains", Joined: true},
 	{ID: "limits.memory", Flag: "--memory", Placeholder: "SIZE", Field: "Limits.MemoryBytes"},
 	{ID: "limits.disk", Flag: "--disk", Placeholder: "SIZE", Field: "Limits.DiskBytes"},
 	{ID: "limits.disk-inodes", Flag: "--disk-inodes", Placeholder: "N", Field: "Limits.DiskInodes"},
@@ -82,9 +95,14 @@ func (s Setting) Args(value string) []string {
 	if s.ID == "" || (s.Placeholder != "" && value == "") {
 		return nil
 	}
-	out := append(append([]string(nil), s.Needs...), s.Flag)
-	if s.Placeholder != "" {
-		out = append(out, value)
+	out := append([]string(nil), s.Needs...)
+	switch {
+	case s.Placeholder == "":
+		out = append(out, s.Flag)
+	case s.Joined:
+		out = append(out, s.Flag+"="+value)
+	default:
+		out = append(out, s.Flag, value)
 	}
 	return out
 }
@@ -99,16 +117,11 @@ func Allow(id, value string) string {
 	if !ok {
 		return ""
 	}
-	parts := append([]string(nil), s.Needs...)
-	parts = append(parts, s.Flag)
-	if s.Placeholder != "" {
-		v := value
-		if v == "" {
-			v = s.Placeholder
-		}
-		parts = append(parts, v)
+	v := value
+	if v == "" {
+		v = s.Placeholder
 	}
-	out := strings.Join(parts, " ")
+	out := strings.Join(s.Args(v), " ")
 	switch {
 	case value == Unlimited:
 		out += ", " + s.Field + " -1"

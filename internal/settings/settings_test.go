@@ -42,6 +42,9 @@ func TestAllow(t *testing.T) {
 		{"limits.memory", "", "--memory SIZE, Limits.MemoryBytes", nil},
 		{"limits.memory", "unlimited", "--memory unlimited, Limits.MemoryBytes -1", []string{"--memory", "unlimited"}},
 		{"limits.timeout", "", "--timeout DURATION, Limits.Timeout", nil},
+		{"protect.credentials", "false", "--protect-credentials=false", []string{"--protect-credentials=false"}},
+		{"protect.credentials", "", "--protect-credentials=BOOL, SecurityConfig.ProtectCredentials", nil},
+		{"grants.read", "/data/x", "--readable /data/x", []string{"--readable", "/data/x"}},
 		{"no.such", "x", "", nil},
 		{"", "", "", nil},
 	}
