@@ -95,7 +95,7 @@ func (f *sandboxFlags) config() (moat.Config, error) {
 	if err != nil {
 		return moat.Config{}, err
 	}
-	out, err := res.Resolve()
+	out, err := res.Resolve(f.report.check) // reportjson.go: --report-json's place, before anything is opened or kept
 	if err != nil {
 		return moat.Config{}, usagef("%s", trimMoat(err))
 	}

@@ -229,9 +229,6 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 	if err != nil {
 		return err
 	}
-	if err := flags.report.check(cfg); err != nil { // reportjson.go
-		return err
-	}
 	defer flags.closeAuditLog()
 	defer flags.printKept(std.err) // heel.go
 	sigs := catchSignals()

@@ -40,7 +40,9 @@ func addReportJSONFlag(fs *pflag.FlagSet, command string, stderr io.Writer) *rep
 	return r
 }
 
-// check refuses FILE's place before anything runs or is created: one a
+// check refuses FILE's place before anything runs or is created (run,
+// python and shell call it from policy's Resolve, exec once its plan is
+// made): one a
 // sandbox built from cfg could write (as --audit-log's, see
 // moat.CheckHostFilePath), a link at FILE (never followed), something
 // other than a regular file, or a directory that is missing or that moat

@@ -199,12 +199,18 @@ func TestReportJSONPlace(t *testing.T) {
 	if err := os.WriteFile(existing, []byte("old"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	newWork := filepath.Join(outside, "new-work")
+	auditLog := filepath.Join(outside, "audit.jsonl")
 	cases := []struct {
 		name    string
 		file    string
 		extra   []string
 		refused string // a part of the one line; "" for the control
 	}{
+		// A working directory moat would create, and an audit log it would
+		// open, are not made for a refused report.
+		{"in a working directory to be made", filepath.Join(newWork, "r.json"), []string{"--workdir", newWork}, "which the sandbox can write"},
+		{"beside an audit log", filepath.Join(work, "r.json"), []string{"--network", "allow-all", "--audit-log", auditLog}, "which the sandbox can write"},
 		{"in the working directory", filepath.Join(work, "r.json"), nil, "which the sandbox can write"},
 		{"in a writable grant", filepath.Join(grant, "r.json"), []string{"--writable", grant}, "which the sandbox can write"},
 		{"the working directory itself", work, nil, "which the sandbox can write"},
@@ -234,6 +240,11 @@ func TestReportJSONPlace(t *testing.T) {
 			for _, e := range []expect{exits(exitUsage), oneMoatLine("--report-json", tc.refused)} {
 				if p := e(r); p != "" {
 					t.Error(p)
+				}
+			}
+			for _, p := range []string{newWork, auditLog} {
+				if _, err := os.Lstat(p); err == nil {
+					t.Errorf("%s was made for a refused report", p)
 				}
 			}
 			for _, d := range []string{work, grant, outside} {

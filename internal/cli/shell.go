@@ -53,9 +53,6 @@ func runShell(std stdio, flags *sandboxFlags, quiet bool, shell string) (err err
 	if err != nil {
 		return err
 	}
-	if err := flags.report.check(cfg); err != nil { // reportjson.go
-		return err
-	}
 	defer flags.closeAuditLog()
 	defer flags.printKept(std.err) // heel.go
 	if flags.heel.stdinRead {
