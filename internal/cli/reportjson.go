@@ -22,8 +22,9 @@ const reportJSONUsage = "when moat ends, write the run's outcome, what the sandb
 // reportJSON is --report-json: where a run's JSON report goes, and what
 // the run told it. The zero value, and nil, write nothing.
 type reportJSON struct {
-	path    string // --report-json FILE; "" for none
-	command string // the subcommand: run, exec, python, shell
+	flag    choiceValue // --report-json FILE; never "" once given
+	path    string      // the flag's value, once the command runs; "" for none
+	command string      // the subcommand: run, exec, python, shell
 	stderr  io.Writer
 
 	checked bool          // FILE's place passed check; only then is it written
@@ -35,8 +36,8 @@ type reportJSON struct {
 
 // addReportJSONFlag registers --report-json on fs for command.
 func addReportJSONFlag(fs *pflag.FlagSet, command string, stderr io.Writer) *reportJSON {
-	r := &reportJSON{command: command, stderr: stderr}
-	fs.StringVar(&r.path, "report-json", "", reportJSONUsage)
+	r := &reportJSON{command: command, stderr: stderr, flag: choiceValue{parse: nonEmptyPath, typ: "FILE"}}
+	fs.Var(&r.flag, "report-json", reportJSONUsage)
 	return r
 }
 
@@ -113,9 +114,10 @@ func (r *reportJSON) done(runErr error) {
 // moat's failure (125) when the command succeeded, and a printed line
 // otherwise, so the command's status is never lost.
 func (r *reportJSON) wrap(fn func() error) error {
-	if r == nil || r.path == "" {
+	if r == nil || r.flag.s == "" {
 		return fn()
 	}
+	r.path = r.flag.s
 	began := time.Now()
 	err := fn()
 	if !r.checked {

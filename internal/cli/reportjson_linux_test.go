@@ -216,6 +216,7 @@ func TestReportJSONPlace(t *testing.T) {
 		{"the working directory itself", work, nil, "which the sandbox can write"},
 		{"a link at FILE", link, nil, "symbolic link"},
 		{"a missing directory", filepath.Join(outside, "none", "r.json"), nil, "its directory"},
+		{"empty", "", nil, "empty path"},
 		{"control: a new file outside", filepath.Join(outside, "new.json"), nil, ""},
 		{"control: an existing file outside", existing, nil, ""},
 	}
