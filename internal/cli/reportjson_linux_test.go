@@ -262,3 +262,38 @@ func TestReportJSONPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestReportJSONExecPlace: under moat exec the places the policy makes
+// writable count too: a report in one is refused (exit 2, nothing made);
+// the same report beside the cwd is written (the control).
+func TestReportJSONExecPlace(t *testing.T) {
+	requireSandbox(t)
+	dir := t.TempDir()
+	cwd := filepath.Join(dir, "cwd")
+	if err := os.MkdirAll(filepath.Join(cwd, "out"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pol := filepath.Join(dir, "policy.json")
+	doc := `{"command": ["true"], "cwd": "` + cwd + `", "filesystem": {"writable": ["out/"]}}`
+	if err := os.WriteFile(pol, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	refused := filepath.Join(cwd, "out", "r.json")
+	r := runMoat(t, nil, "exec", "--report-json", refused, "--policy", pol)
+	for _, e := range []expect{exits(exitUsage), oneMoatLine("--report-json", "which the sandbox can write")} {
+		if p := e(r); p != "" {
+			t.Error(p)
+		}
+	}
+	if l := leftovers(t, filepath.Join(cwd, "out")); len(l) != 0 {
+		t.Errorf("left in the writable place: %q", l)
+	}
+	control := filepath.Join(dir, "r.json")
+	r = runMoat(t, nil, "exec", "--report-json", control, "--policy", pol)
+	if r.code != 0 {
+		t.Fatalf("control: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if d := readReport(t, control); d.Command != "exec" || !d.Started {
+		t.Errorf("control: report %+v", d)
+	}
+}
