@@ -373,12 +373,20 @@ func checkAuditLogPlace(cfg *Config) error {
 // Call it before opening the log, so that nothing is created for a refused
 // one; [New] checks it again.
 func CheckAuditLogPath(path string, cfg Config) error {
+	return CheckHostFilePath("audit log", path, cfg)
+}
+
+// CheckHostFilePath is [CheckAuditLogPath] for any file that moat writes
+// on the host for its caller and that the caller then trusts, such as the
+// audit log or `moat run --report-json`'s report: subject names it in the
+// [PlaceError]. An empty path is nil.
+func CheckHostFilePath(subject, path string, cfg Config) error {
 	if path == "" {
 		return nil
 	}
 	target := resolveAuditPath(path)
 	refuse := func(format string, args ...any) error {
-		return &PlaceError{Subject: "audit log", Path: path, Problem: fmt.Sprintf(format, args...) + "; keep it where the sandbox cannot write"}
+		return &PlaceError{Subject: subject, Path: path, Problem: fmt.Sprintf(format, args...) + "; keep it where the sandbox cannot write"}
 	}
 	var places []struct{ what, path string }
 	if cfg.WorkDir != "" {

@@ -215,7 +215,7 @@ func (s *Sandbox) noteSocketRefusals() {
 			Kind:    "socket",
 			Subject: p,
 			Detail:  "a host Unix socket; connecting to it is refused",
-			Allow:   "--allow-socket PATH, Config.Sockets",
+			Setting: "sockets",
 		})
 	}
 }

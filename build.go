@@ -29,8 +29,9 @@ import (
 // the refusals.
 const wxDetail = "write-xor-execute: files written in the sandbox cannot be executed"
 
-// buildAllow names the switch that lets the working directory execute.
-const buildAllow = "--build (Config.Build)"
+// buildSetting is the settings id of the switch that lets the working
+// directory execute.
+const buildSetting = "build"
 
 // buildScratch returns build mode's executable scratch directory, or "" when
 // build mode is off or the sandbox has no state directory yet.
@@ -102,7 +103,7 @@ func (s *Sandbox) noteExecRefused(real string) {
 		r.Detail += "; build mode makes only the working directory executable"
 	}
 	if !s.cfg.Build {
-		r.Allow = buildAllow
+		r.Setting = buildSetting
 	}
 	s.addRefusal(r)
 }
@@ -132,6 +133,6 @@ func (s *Sandbox) noteExit(name string, code int) {
 		Kind:    "exec",
 		Subject: filepath.Base(strings.TrimSpace(name)) + " exited 126",
 		Detail:  "a program it ran could not be executed; if that was a file written in the sandbox (./app, a venv's or node_modules/.bin's script), " + wxDetail,
-		Allow:   buildAllow,
+		Setting: buildSetting,
 	})
 }

@@ -73,7 +73,7 @@ func TestBuildMode(t *testing.T) {
 				if !errors.Is(err, fs.ErrPermission) {
 					t.Fatalf("running a written file: err = %v, want a permission error", err)
 				}
-				if len(refused) != 1 || refused[0].Subject != app || refused[0].Allow != "--build (Config.Build)" || !strings.Contains(refused[0].Detail, "write-xor-execute") {
+				if len(refused) != 1 || refused[0].Subject != app || refused[0].Allow != "--build, Config.Build" || !strings.Contains(refused[0].Detail, "write-xor-execute") {
 					t.Fatalf("refusals = %+v", sb.Refusals())
 				}
 				if gotmp != "" {
@@ -120,7 +120,7 @@ func TestBuildModeExit126(t *testing.T) {
 			t.Fatalf("./app: err = %v, want exit 126", err)
 		}
 		rs := sb.Refusals()
-		if len(rs) != 1 || rs[0].Kind != "exec" || rs[0].Allow != "--build (Config.Build)" {
+		if len(rs) != 1 || rs[0].Kind != "exec" || rs[0].Allow != "--build, Config.Build" {
 			t.Fatalf("refusals = %+v", rs)
 		}
 	}

@@ -76,6 +76,7 @@ type Cmd struct {
 
 	mu     sync.Mutex
 	reason string
+	limit  string // the limit that ended the command (limitkill.go), with reason
 	// overAtExit is set when the disk watch's last sample, after the
 	// command ended, found a limit passed (disk.go): the command fails
 	// even if it exited 0.
@@ -383,7 +384,7 @@ func (c *Cmd) Wait() error {
 	over, overReason := c.overAtExit, c.reason
 	c.mu.Unlock()
 	if over && state.Success() {
-		return &ExitError{ProcessState: state, reason: overReason}
+		return &ExitError{ProcessState: state, reason: overReason, limit: c.limitOf()}
 	}
 	if !state.Success() {
 		c.sb.noteExit(c.Path, state.ExitCode())
@@ -398,7 +399,7 @@ func (c *Cmd) Wait() error {
 				reason = c.limitKilled(k)
 			}
 		}
-		return &ExitError{ProcessState: state, reason: reason}
+		return &ExitError{ProcessState: state, reason: reason, limit: c.limitOf()}
 	}
 	return ioErr
 }

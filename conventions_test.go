@@ -125,9 +125,12 @@ func TestImportDirection(t *testing.T) {
 				// moattest lets the exec tests take a layer away; hostinput
 				// is the one reader of files a sandbox could have written
 				// (config, policy documents, fragments, interpreters), a
-				// leaf that imports nothing of the module.
+				// leaf that imports nothing of the module; report/jsonv1 is
+				// --report-json's document, which the server will share, and
+				// settings the table its refusals name.
 				return within(imp, mod) && imp != mod && imp != mod+"/policy" && imp != mod+"/ipc" && !within(imp, mod+"/internal/cli") &&
-					imp != mod+"/internal/hostinput" &&
+					imp != mod+"/internal/hostinput" && imp != mod+"/internal/report/jsonv1" && imp != mod+"/internal/settings" &&
+					imp != mod+"/internal/report/jsonv1/schematest" && // test helper, like moattest
 					!within(imp, mod+"/redact") && imp != mod+"/internal/hfhub/hubtest" &&
 					imp != mod+"/internal/moattest" // test helper; "no production code" below keeps it out of the binary
 			}},
@@ -140,9 +143,16 @@ func TestImportDirection(t *testing.T) {
 		{"policy does not depend on the CLI", "./policy/...", true, false, under(mod+"/internal/cli", mod+"/cmd")},
 		{"policy reaches no backend past moat", "./policy/...", false, true,
 			under(mod+"/internal/backend", mod+"/internal/cgroup", "github.com/spf13")},
+		{"settings depends on nothing else of the module", "./internal/settings/...", true, true,
+			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/settings") }},
+		{"report/jsonv1 depends only on moat and settings", "./internal/report/...", false, false,
+			func(imp string) bool {
+				return within(imp, mod) && imp != mod && imp != mod+"/internal/settings" && !within(imp, mod+"/internal/report")
+			}},
 		{"spec depends on nothing else of the module", "./internal/spec/...", true, false,
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/spec") }},
-		{"no production code depends on the test helpers", "./...", true, false, under(mod + "/internal/moattest")},
+		{"no production code depends on the test helpers", "./...", true, false,
+			under(mod+"/internal/moattest", mod+"/internal/report/jsonv1/schematest")},
 	}
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		for _, r := range rules {

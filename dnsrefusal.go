@@ -73,9 +73,9 @@ func dnsRefusal(p NetworkPolicy, name string) Refusal {
 	if NetworkDeniesAll(p) {
 		r.Detail = "the sandbox has no network"
 		if allowable(name) {
-			r.Allow = "--network allow-list --allow-domain " + name
+			r.Setting, r.Value = "network.allow-domain", name
 		}
-		return r
+		return r.derived()
 	}
 	r.Detail = "looked up directly, but the sandbox reaches the network only through moat's proxy, " +
 		"which resolves names itself: use HTTPS_PROXY or ALL_PROXY=socks5h://, which the sandbox is given"
@@ -116,11 +116,11 @@ func networkRefusal(policy string, r proxy.Record, dest string) Refusal {
 	switch {
 	case r.IP != "":
 		// Refused for the address it is or resolves to: a local one.
-		ref.Allow = "--allow-local " + r.IP
+		ref.Setting, ref.Value = "network.allow-local", r.IP
 	case strings.HasPrefix(r.Reason, "cannot resolve"), r.Reason == "invalid host", r.Reason == "invalid port":
 		// No flag makes it work.
 	case policy == "allow-list" && allowable(r.Host):
-		ref.Allow = "--allow-domain " + r.Host
+		ref.Setting, ref.Value = "network.allow-domain", r.Host
 	}
-	return ref
+	return ref.derived()
 }

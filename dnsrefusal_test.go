@@ -41,11 +41,11 @@ func TestNetworkRefusal(t *testing.T) {
 		want   string
 	}{
 		{"not listed", "allow-list", proxy.Record{Host: "pypi.org", Port: 443, Reason: "not on the allow list"},
-			"network: pypi.org:443: not on the allow list (--allow-domain pypi.org)"},
+			"network: pypi.org:443: not on the allow list (--network allow-list --allow-domain pypi.org)"},
 		{"local address", "allow-all", proxy.Record{Host: "db.internal", Port: 5432, IP: "10.1.2.3", Reason: "resolves to 10.1.2.3, a private address"},
 			"network: db.internal:5432: resolves to 10.1.2.3, a private address (--allow-local 10.1.2.3)"},
 		{"IPv6 literal", "allow-list", proxy.Record{Host: "2001:db8::1", Port: 80, Reason: "not on the allow list"},
-			"network: [2001:db8::1]:80: not on the allow list (--allow-domain 2001:db8::1)"},
+			"network: [2001:db8::1]:80: not on the allow list (--network allow-list --allow-domain 2001:db8::1)"},
 		{"no such host", "allow-all", proxy.Record{Host: "nx.example", Port: 443, Reason: "cannot resolve: no such host"},
 			"network: nx.example:443: cannot resolve: no such host"},
 		{"custom policy", "custom", proxy.Record{Host: "x.example", Port: 443, Reason: "not today"},

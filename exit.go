@@ -16,7 +16,13 @@ type ExitError struct {
 	Stderr []byte
 
 	reason string
+	limit  string
 }
+
+// Limit names the limit that ended the command, as its limit [Refusal]'s
+// Subject says it ("memory", "disk", "disk-inodes", "cpu-time",
+// "file-size", "timeout"); empty when no limit did.
+func (e *ExitError) Limit() string { return e.limit }
 
 // Signal returns the signal that killed the command, or nil.
 func (e *ExitError) Signal() os.Signal {

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/moat-sandbox/moat/internal/settings"
 )
 
 // limitKill is one limit that ended a command: moat killed it (memory,
@@ -14,11 +16,12 @@ import (
 type limitKill struct {
 	subject string // "memory", "disk", "disk-inodes", "cpu-time", "file-size", "timeout"
 	detail  string
-	allow   string
+	setting string // the settings id that allows more
+	value   string // the value to give it, when the kill says ("unlimited")
 }
 
 func (k limitKill) refusal() Refusal {
-	return Refusal{Kind: "limit", Subject: k.subject, Detail: k.detail, Allow: k.allow}
+	return Refusal{Kind: "limit", Subject: k.subject, Detail: k.detail, Setting: k.setting, Value: k.value}.derived()
 }
 
 // The limit kills, one constructor each so that every message names the
@@ -30,28 +33,28 @@ func memoryKill(limit int64, detail string) limitKill {
 	// over the limit, and the message must not say so.
 	if what, ok := strings.CutPrefix(detail, "unmeasured: "); ok {
 		return limitKill{"memory", "killed: the memory watch could not measure the sandbox (" + what +
-			"), which is treated as over its " + formatBytes(limit) + " limit", "--memory unlimited, Limits.MemoryBytes -1"}
+			"), which is treated as over its " + formatBytes(limit) + " limit", "limits.memory", settings.Unlimited}
 	}
 	d := "killed: the sandbox used more than " + formatBytes(limit)
 	if detail != "" {
 		d += " (" + detail + ")"
 	}
-	return limitKill{"memory", d, "--memory SIZE, Limits.MemoryBytes"}
+	return limitKill{"memory", d, "limits.memory", ""}
 }
 
 func diskKill(limit int64, used int64) limitKill {
 	return limitKill{"disk", "killed: the sandbox wrote " + formatBytes(used) + ", more than its " + formatBytes(limit),
-		"--disk SIZE, Limits.DiskBytes"}
+		"limits.disk", ""}
 }
 
 func diskBudgetKill(limit int64) limitKill {
 	return limitKill{"disk", "killed: a file reached the " + formatBytes(limit) + " left of the disk limit",
-		"--disk SIZE, Limits.DiskBytes"}
+		"limits.disk", ""}
 }
 
 func inodeKill(limit int64, used int64) limitKill {
 	return limitKill{"disk-inodes", "killed: the sandbox created " + strconv.FormatInt(used, 10) +
-		" files and directories, more than its " + strconv.FormatInt(limit, 10), "--disk-inodes N, Limits.DiskInodes"}
+		" files and directories, more than its " + strconv.FormatInt(limit, 10), "limits.disk-inodes", ""}
 }
 
 // atExit rewords a disk or inode kill found by the disk watch's last
@@ -65,20 +68,21 @@ func (k limitKill) atExit() limitKill {
 // diskUnmeasuredKill is the disk watch failing closed: a writable place's
 // file system could no longer be sampled.
 func diskUnmeasuredKill(err error) limitKill {
-	return limitKill{"disk", "killed: the disk limit cannot be measured: " + err.Error(), "--disk unlimited and --disk-inodes unlimited, Limits.DiskBytes and Limits.DiskInodes -1"}
+	return limitKill{"disk", "killed: the disk limit cannot be measured: " + err.Error() + "; lifting it takes --disk-inodes unlimited too",
+		"limits.disk", settings.Unlimited}
 }
 
 func cpuKill(seconds int64) limitKill {
 	return limitKill{"cpu-time", "killed: a process used " + strconv.FormatInt(seconds, 10) + "s of CPU time",
-		"--cpu-time SECONDS, Limits.CPUSeconds"}
+		"limits.cpu-time", ""}
 }
 
 func fileSizeKill(limit int64) limitKill {
-	return limitKill{"file-size", "killed: a file reached " + formatBytes(limit), "--file-size SIZE, Limits.FileSizeBytes"}
+	return limitKill{"file-size", "killed: a file reached " + formatBytes(limit), "limits.file-size", ""}
 }
 
 func timeoutKill(d time.Duration) limitKill {
-	return limitKill{"timeout", "killed after " + d.String(), "--timeout DURATION, Limits.Timeout"}
+	return limitKill{"timeout", "killed after " + d.String(), "limits.timeout", ""}
 }
 
 // limitKilled records k once: as the reason the ExitError gives (the first
@@ -89,13 +93,20 @@ func (c *Cmd) limitKilled(k limitKill) string {
 	c.mu.Lock()
 	first := c.reason == ""
 	if first {
-		c.reason = reason
+		c.reason, c.limit = reason, k.subject
 	}
 	c.mu.Unlock()
 	if first {
 		c.sb.addRefusal(r)
 	}
 	return reason
+}
+
+// limitOf names the limit that ended the command, or "" for none.
+func (c *Cmd) limitOf() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.limit
 }
 
 // formatBytes writes n in the largest binary unit that keeps it readable:

@@ -1,6 +1,10 @@
 package moat
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/moat-sandbox/moat/internal/settings"
+)
 
 // Refusal is one thing the sandbox was refused, or one thing moat undid at
 // the end of a run, said so that a person, or the model behind an agent, can
@@ -13,9 +17,28 @@ type Refusal struct {
 	Subject string
 	// Detail says what happened, in words.
 	Detail string
-	// Allow names the flag (and Config field) that would allow it; empty
-	// when nothing should.
+	// Allow names the flag (and Config field) that would allow it, in
+	// words; empty when nothing should. moat derives it from Setting and
+	// Value when it records the refusal.
 	Allow string
+	// Setting is the stable id of the setting that allows it, such as
+	// "build", "network.allow-domain" or "limits.memory" (see the
+	// report-json document for the list); empty when nothing should.
+	Setting string
+	// Value is what to give Setting's flag to allow it, when the refusal
+	// says: a host name for "network.allow-domain", an address for
+	// "network.allow-local", "unlimited" for a limit that could not be
+	// measured. Empty when the user must choose (a size, a duration).
+	Value string
+}
+
+// derived returns r with Allow worded from Setting and Value, so that the
+// words and the id never disagree.
+func (r Refusal) derived() Refusal {
+	if r.Setting != "" {
+		r.Allow = settings.Allow(r.Setting, r.Value)
+	}
+	return r
 }
 
 // String renders r as one line without the "moat: " prefix.
@@ -39,6 +62,7 @@ type refusals struct {
 
 // add records r unless the same refusal is already recorded.
 func (rs *refusals) add(r Refusal) {
+	r = r.derived()
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if rs.seen == nil {

@@ -62,13 +62,16 @@ func Build(layers ...Layer) (Resolved, error) {
 // Unix socket; the kept home passes [moat.CheckHome]; and the network
 // settings make a [moat.NetworkPolicy]. Last, once nothing else can fail,
 // it opens the audit log (after [moat.CheckAuditLogPath]), which the
-// caller closes with [Resolved.Close].
+// caller closes with [Resolved.Close]. Each of checks runs with the
+// resolved Config just before that, so that a file the caller will write
+// (a report) is checked against the places the sandbox writes while
+// nothing is opened or kept yet; its error is returned as it is.
 //
 // Each error reads "moat: subject: problem", the subject named as the
 // layer that set it spells it ("--workdir", `config "moat.toml": line 9:
 // workdir.path`); the command line's names for grants, sockets and the
 // network settings.
-func (r Result) Resolve() (Resolved, error) {
+func (r Result) Resolve(checks ...func(moat.Config) error) (Resolved, error) {
 	cfg := r.Config
 	// heel.go: a missing working directory is created, and a fresh one to
 	// keep made here; removed again if anything below fails.
@@ -120,6 +123,11 @@ func (r Result) Resolve() (Resolved, error) {
 			return Resolved{}, &reworded{msg: "moat: " + msg, err: err}
 		}
 		cfg.Home = r.Home
+	}
+	for _, check := range checks {
+		if err := check(cfg); err != nil {
+			return Resolved{}, err
+		}
 	}
 	// Last: it opens the audit log, once nothing else can fail.
 	log, err := networkPolicy(r.Network, &cfg)

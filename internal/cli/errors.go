@@ -43,10 +43,15 @@ func fail(err error) error {
 func trimMoat(err error) string { return strings.TrimPrefix(err.Error(), "moat: ") }
 
 // exitStatus ends moat with code and prints nothing: the outcome was
-// already reported, as by doctor.
-type exitStatus struct{ code int }
+// already reported, as by doctor. cause, if any, is the error it stands
+// for, such as the command's *moat.ExitError, for --report-json.
+type exitStatus struct {
+	code  int
+	cause error
+}
 
 func (e *exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (e *exitStatus) Unwrap() error { return e.cause }
 
 // errorLine formats err as moat's one-line message, "moat: subject:
 // problem", whether or not err already carries the "moat: " prefix.

@@ -25,6 +25,7 @@ type execOptions struct {
 	stdio  string   // --stdio
 	noProc bool     // --no-proc
 	quiet  bool     // --quiet
+	report *reportJSON
 }
 
 // execDirectFlags are the flags that describe the command directly, which
@@ -65,7 +66,7 @@ SIGQUIT and SIGTERM are passed on to the command's process group.`,
   moat exec --allow-env PATH --cwd project -- make test
   echo '{"command": ["sh", "-c", "echo ok > out/log"], "filesystem": {"writable": ["out/"]}}' | moat exec --policy -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExec(std, cmd.Flags(), &o, args)
+			return o.report.wrap(func() error { return runExec(std, cmd.Flags(), &o, args) })
 		},
 	}
 	c.Flags().SetInterspersed(false)
@@ -77,6 +78,7 @@ SIGQUIT and SIGTERM are passed on to the command's process group.`,
 	fs.StringVar(&o.stdio, "stdio", policy.StdioInherit, "`MODE` inherit: moat's own streams; piped: /dev/null as standard input, output copied")
 	fs.BoolVar(&o.noProc, "no-proc", false, `no /proc in the sandbox (the policy's "proc": "none")`)
 	fs.BoolVar(&o.quiet, "quiet", false, quietUsage)
+	o.report = addReportJSONFlag(fs, "exec", std.err)
 	_ = c.RegisterFlagCompletionFunc("stdio", cobra.FixedCompletions([]string{policy.StdioInherit, policy.StdioPiped}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -218,6 +220,9 @@ func runExec(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (err e
 		return setupError(err)
 	}
 	defer plan.Close()
+	if err := o.report.check(plan.Config); err != nil { // reportjson.go
+		return err
+	}
 	if err := policyInput.CheckCurrent(configPlaces(plan.Config)); err != nil { // hostinputs.go
 		return usagef("%s", trimMoat(err))
 	}
@@ -230,7 +235,8 @@ func runExec(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (err e
 	if err != nil {
 		return setupError(err)
 	}
-	defer func() { err = finish(sb, std.err, o.quiet, err) }()
+	o.report.sandbox(sb)
+	defer func() { err = finish(sb, std.err, o.quiet, o.report, err) }()
 
 	cmd := sb.Command(plan.Command[0], plan.Command[1:]...)
 	cmd.Dir = plan.Dir
@@ -247,6 +253,7 @@ func runExec(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (err e
 		}
 		return setupError(err)
 	}
+	o.report.start()
 	sigs.forwardTo(cmd.Process)
 	err = cmd.Wait()
 	// Close may take a while on a large workdir: a signal now stops moat

@@ -42,6 +42,8 @@ type sandboxFlags struct {
 	python *policy.Python // moat python's venv flags (python.go); nil elsewhere
 
 	heel heelFlags // heel's flags moat had no name for (heel.go)
+
+	report *reportJSON // --report-json (reportjson.go); nil where the command has none
 }
 
 // addSandboxFlags registers the policy flags on fs and returns where their
@@ -93,7 +95,7 @@ func (f *sandboxFlags) config() (moat.Config, error) {
 	if err != nil {
 		return moat.Config{}, err
 	}
-	out, err := res.Resolve()
+	out, err := res.Resolve(f.report.check) // reportjson.go: --report-json's place, before anything is opened or kept
 	if err != nil {
 		return moat.Config{}, usagef("%s", trimMoat(err))
 	}

@@ -71,7 +71,7 @@ To let the code install from PyPI itself:
   moat python --find-links ../wheels --no-index -p mypkg --workdir . -c 'import mypkg; print(mypkg.__name__)'   # not in a place a sandbox writes
   echo 'print(6*7)' | moat python --isolation strict -`,
 		RunE: func(_ *cobra.Command, args []string) error {
-			return runPython(std, flags, py, quiet, args)
+			return flags.report.wrap(func() error { return runPython(std, flags, py, quiet, args) })
 		},
 	}
 	fs := c.Flags()
@@ -81,6 +81,7 @@ To let the code install from PyPI itself:
 	fs.StringVarP(&py.code, "code", "c", "", "run the program `CODE`, like python -c")
 	flags = addSandboxFlags(fs)
 	fs.BoolVar(&quiet, "quiet", false, quietUsage)
+	flags.report = addReportJSONFlag(fs, "python", std.err)
 	fs.StringVar(&py.venv, "venv", "", "build (or reuse) the venv at `DIR` (default: one in moat's cache per interpreter and package set)")
 	fs.StringArrayVarP(&py.packages, "package", "p", nil, "install the pip requirement `P` into the venv (repeatable)")
 	fs.StringVar(&py.interpreter, "python", "", "build the venv from the interpreter `P`, a name on PATH or a path (default: python3)")
@@ -242,7 +243,8 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 	if err != nil {
 		return sandboxError(err)
 	}
-	defer func() { err = finish(sb, std.err, quiet, err) }()
+	flags.report.sandbox(sb)
+	defer func() { err = finish(sb, std.err, quiet, flags.report, err) }()
 	if inv.repl {
 		return pythonREPL(std, sb, sigs)
 	}
@@ -251,6 +253,7 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 	if err := cmd.Start(); err != nil {
 		return startError(err)
 	}
+	flags.report.start()
 	sigs.forwardTo(cmd.Process)
 	err = cmd.Wait()
 	// Close may take a while on a large workdir: a signal now stops moat

@@ -42,12 +42,15 @@ file from standard input; the command's standard input is then /dev/null.`,
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			return redactOut.wrap(std, func(std stdio) error { return runCommand(std, flags, quiet, args) })
+			return flags.report.wrap(func() error {
+				return redactOut.wrap(std, func(std stdio) error { return runCommand(std, flags, quiet, args) })
+			})
 		},
 	}
 	c.Flags().SetInterspersed(false)
 	flags = addSandboxFlags(c.Flags())
 	c.Flags().BoolVar(&quiet, "quiet", false, quietUsage)
+	flags.report = addReportJSONFlag(c.Flags(), "run", std.err)
 	redactOut = addRunRedactFlag(c.Flags())
 	completeFlagValues(c)
 	return c
@@ -82,8 +85,9 @@ func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err 
 		return sandboxError(err)
 	}
 	trace.mark("new")
+	flags.report.sandbox(sb)
 	defer func() {
-		err = finish(sb, std.err, quiet, err)
+		err = finish(sb, std.err, quiet, flags.report, err)
 		trace.mark("close")
 	}()
 
@@ -94,6 +98,7 @@ func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err 
 		return startError(err)
 	}
 	trace.mark("start")
+	flags.report.start()
 	sigs.forwardTo(cmd.Process)
 	err = cmd.Wait()
 	// Close may take a while on a large workdir: a signal now stops moat

@@ -32,11 +32,12 @@ The shell is --shell, else $SHELL if it lies under /usr or /bin, else
 /bin/bash if present, else /bin/sh. moat exits with the shell's status.`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return runShell(std, flags, quiet, shell)
+			return flags.report.wrap(func() error { return runShell(std, flags, quiet, shell) })
 		},
 	}
 	flags = addSandboxFlags(c.Flags())
 	c.Flags().BoolVar(&quiet, "quiet", false, quietUsage)
+	flags.report = addReportJSONFlag(c.Flags(), "shell", std.err)
 	completeFlagValues(c)
 	c.Flags().StringVar(&shell, "shell", "", "run the shell `PATH` (default: $SHELL if under /usr or /bin, else /bin/bash, else /bin/sh)")
 	return c
@@ -72,7 +73,8 @@ func runShell(std stdio, flags *sandboxFlags, quiet bool, shell string) (err err
 	if err != nil {
 		return sandboxError(err)
 	}
-	defer func() { err = finish(sb, std.err, quiet, err) }()
+	flags.report.sandbox(sb)
+	defer func() { err = finish(sb, std.err, quiet, flags.report, err) }()
 
 	cmd := sb.Command(shell)
 	cmd.Env = []string{"SHELL=" + shell}

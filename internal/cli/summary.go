@@ -24,7 +24,9 @@ const quietUsage = "do not print, at exit, the summary of what the sandbox was r
 // it) unless quiet, and returns the outcome of the run: runErr, or Close's
 // error when the command itself succeeded. A Close error that comes with a
 // failed command is printed, so it is never lost.
-func finish(sb *moat.Sandbox, w io.Writer, quiet bool, runErr error) error {
+// rep, if not nil, learns how the command ended (reportjson.go).
+func finish(sb *moat.Sandbox, w io.Writer, quiet bool, rep *reportJSON, runErr error) error {
+	rep.done(runErr)
 	closeErr := sb.Close()
 	var printed []string
 	if !quiet {
@@ -41,7 +43,7 @@ func finish(sb *moat.Sandbox, w io.Writer, quiet bool, runErr error) error {
 		// The summary said which limit ended the command; the reason
 		// line would say it again.
 		code, _ := exitedCode(exited)
-		return &exitStatus{code: code}
+		return &exitStatus{code: code, cause: exited}
 	}
 	return runErr
 }

@@ -173,7 +173,7 @@ func TestRefusalNetworkPolicy(t *testing.T) {
 	if !ok {
 		t.Fatalf("Refusals() does not list %s: %v", dest, p.sb.Refusals())
 	}
-	if want := "network: " + dest + ": not on the allow list (--allow-domain localhost)"; ref.String() != want {
+	if want := "network: " + dest + ": not on the allow list (--network allow-list --allow-domain localhost)"; ref.String() != want {
 		t.Errorf("refusal %q, want %q", ref.String(), want)
 	}
 	if _, ok := findRefusal(p.sb.Refusals(), "network", fmt.Sprintf("127.0.0.1:%d", target.port)); ok {

@@ -1,0 +1,221 @@
+package moat
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moat-sandbox/moat/internal/proxy"
+	"github.com/moat-sandbox/moat/internal/settings"
+)
+
+// Every refusal that names what allows it does so through a settings id,
+// and the words are the table's: built by each constructor, the Allow
+// text, the Setting and the table agree.
+func TestRefusalSettingsAgree(t *testing.T) {
+	cases := []struct {
+		name        string
+		r           Refusal
+		wantSetting string
+		wantValue   string
+	}{
+		{"dns, no network", dnsRefusal(nil, "pypi.org"), "network.allow-domain", "pypi.org"},
+		{"network, not listed", networkRefusal("allow-list", proxy.Record{Host: "pypi.org", Port: 443, Reason: "not on the allow list"}, "pypi.org:443"), "network.allow-domain", "pypi.org"},
+		{"network, local", networkRefusal("allow-all", proxy.Record{Host: "db", Port: 5432, IP: "10.1.2.3", Reason: "private"}, "db:5432"), "network.allow-local", "10.1.2.3"},
+		{"memory", memoryKill(64<<20, "").refusal(), "limits.memory", ""},
+		{"memory, unmeasured", memoryKill(64<<20, "unmeasured: x").refusal(), "limits.memory", "unlimited"},
+		{"disk", diskKill(1<<20, 2<<20).refusal(), "limits.disk", ""},
+		{"disk budget", diskBudgetKill(1 << 20).refusal(), "limits.disk", ""},
+		{"disk at exit", diskKill(1<<20, 2<<20).atExit().refusal(), "limits.disk", ""},
+		{"disk unmeasured", diskUnmeasuredKill(errors.New("gone")).refusal(), "limits.disk", "unlimited"},
+		{"inodes", inodeKill(10, 20).refusal(), "limits.disk-inodes", ""},
+		{"cpu", cpuKill(2).refusal(), "limits.cpu-time", ""},
+		{"file size", fileSizeKill(1024).refusal(), "limits.file-size", ""},
+		{"timeout", timeoutKill(time.Second).refusal(), "limits.timeout", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.r.Setting != tc.wantSetting || tc.r.Value != tc.wantValue {
+				t.Fatalf("setting %q value %q, want %q %q", tc.r.Setting, tc.r.Value, tc.wantSetting, tc.wantValue)
+			}
+			s, ok := settings.Lookup(tc.r.Setting)
+			if !ok {
+				t.Fatalf("setting %q is not in the settings table", tc.r.Setting)
+			}
+			if want := settings.Allow(tc.r.Setting, tc.r.Value); tc.r.Allow != want || !strings.Contains(tc.r.Allow, s.Flag) {
+				t.Errorf("Allow %q, want %q (flag %s)", tc.r.Allow, want, s.Flag)
+			}
+			if !strings.HasSuffix(tc.r.String(), "("+tc.r.Allow+")") {
+				t.Errorf("String() %q does not end with the Allow words", tc.r.String())
+			}
+		})
+	}
+	// Recording a refusal words Allow from its Setting, whatever a site set.
+	var rs refusals
+	rs.add(Refusal{Kind: "exec", Subject: "x", Setting: buildSetting, Allow: "stale words"})
+	if got := rs.snapshot()[0].Allow; got != "--build, Config.Build" {
+		t.Errorf("recorded Allow %q, want the table's", got)
+	}
+}
+
+// A source scan of the package: no refusal is built with Allow words of its
+// own (they come from Setting), and every Setting or limitKill a site names
+// is in the settings table. A new refusal site that hard-codes a flag in
+// words fails here.
+func TestRefusalSitesUseSettings(t *testing.T) {
+	// The package's own directory, also when the test binary runs
+	// elsewhere (as another user).
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("no caller information")
+	}
+	files, err := filepath.Glob(filepath.Join(filepath.Dir(self), "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	sites, limitSites := 0, 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, l := scanRefusalSites(fset, f, filepath.Base(name), func(p string) { t.Error(p) })
+		sites, limitSites = sites+n, limitSites+l
+	}
+	// Control: the scan saw the sites it is about.
+	if sites < 10 || limitSites < 8 {
+		t.Fatalf("scan found %d Refusal and %d limitKill literals; the scan is broken", sites, limitSites)
+	}
+}
+
+// The scan finds what it is for: planted sites that word Allow themselves
+// or name an id not in the table are reported; a good one is not.
+func TestRefusalSitesScanControl(t *testing.T) {
+	cases := []struct {
+		name, src string
+		problems  int
+	}{
+		{"good", `r := Refusal{Kind: "x", Setting: "build"}; r.Setting, r.Value = "network.allow-local", "10.0.0.1"`, 0},
+		{"Allow in a literal", `_ = Refusal{Kind: "x", Allow: "--build"}`, 1},
+		{"Allow assigned", `var r Refusal; r.Allow = "--build"`, 1},
+		{"unknown id", `_ = Refusal{Kind: "x", Setting: "no.such"}`, 1},
+		{"unknown id assigned", `var r Refusal; r.Setting = "no.such"`, 1},
+		{"limitKill with words", `_ = limitKill{"memory", "d", "--memory SIZE", ""}`, 1},
+		{"id from a variable", `id := "build"; _ = Refusal{Setting: id}`, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, "planted.go", "package moat\nfunc f() {\n"+tc.src+"\n}\n", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			scanRefusalSites(fset, f, "planted.go", func(p string) { got = append(got, p) })
+			if len(got) != tc.problems {
+				t.Errorf("problems %q, want %d", got, tc.problems)
+			}
+		})
+	}
+}
+
+// scanRefusalSites reports, through problem, each Refusal or limitKill
+// literal in f that words Allow itself or names a Setting not in the table,
+// and each assignment to .Allow outside refusals.go; it returns how many
+// Refusal and limitKill literals it saw.
+func scanRefusalSites(fset *token.FileSet, f *ast.File, name string, problem func(string)) (sites, limitSites int) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CompositeLit:
+			id, ok := n.Type.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			switch id.Name {
+			case "Refusal":
+				sites++
+				for _, e := range n.Elts {
+					kv, ok := e.(*ast.KeyValueExpr)
+					if !ok {
+						problem(fmt.Sprintf("%s: Refusal literal without field names", fset.Position(n.Pos())))
+						continue
+					}
+					switch kv.Key.(*ast.Ident).Name {
+					case "Allow":
+						problem(fmt.Sprintf("%s: Refusal sets Allow in words; set Setting (internal/settings) instead", fset.Position(kv.Pos())))
+					case "Setting":
+						checkSettingExpr(fset, kv.Value, problem)
+					}
+				}
+			case "limitKill":
+				if len(n.Elts) == 0 {
+					return true
+				}
+				limitSites++
+				if len(n.Elts) != 4 {
+					problem(fmt.Sprintf("%s: limitKill literal with %d fields, want subject, detail, setting, value", fset.Position(n.Pos()), len(n.Elts)))
+					return true
+				}
+				checkSettingExpr(fset, n.Elts[2], problem)
+			}
+		case *ast.AssignStmt:
+			for i, lhs := range n.Lhs {
+				sel, ok := lhs.(*ast.SelectorExpr)
+				if !ok {
+					continue
+				}
+				if sel.Sel.Name == "Allow" && name != "refusals.go" {
+					problem(fmt.Sprintf("%s: assigns .Allow; set Setting instead", fset.Position(n.Pos())))
+				}
+				if sel.Sel.Name == "Setting" && len(n.Rhs) == len(n.Lhs) {
+					checkSettingExpr(fset, n.Rhs[i], problem)
+				}
+			}
+		}
+		return true
+	})
+	return sites, limitSites
+}
+
+// checkSettingExpr fails unless e is a settings id in the table: a string
+// literal, or buildSetting (or limitKill's own field, whose literals are
+// checked).
+func checkSettingExpr(fset *token.FileSet, e ast.Expr, problem func(string)) {
+	var id string
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		id, _ = strconv.Unquote(e.Value)
+	case *ast.Ident:
+		switch e.Name {
+		case "buildSetting":
+			id = buildSetting
+		default:
+			problem(fmt.Sprintf("%s: Setting %s: use a string literal or a known constant, so the scan can check it", fset.Position(e.Pos()), e.Name))
+			return
+		}
+	case *ast.SelectorExpr:
+		if x, ok := e.X.(*ast.Ident); ok && x.Name == "k" && e.Sel.Name == "setting" {
+			return // limitKill.refusal: the limitKill literals are checked
+		}
+		problem(fmt.Sprintf("%s: Setting is not a literal", fset.Position(e.Pos())))
+		return
+	default:
+		problem(fmt.Sprintf("%s: Setting is not a literal", fset.Position(e.Pos())))
+		return
+	}
+	if _, ok := settings.Lookup(id); !ok {
+		problem(fmt.Sprintf("%s: Setting %q is not in internal/settings' table", fset.Position(e.Pos()), id))
+	}
+}
