@@ -1,0 +1,54 @@
+package homecontrol
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestPaths(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "proj.code-workspace"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "notes.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := Paths(home, "/usr/bin:"+home+"/go/bin:relative/bin:"+home+":/opt/x")
+	tests := []struct {
+		rel  string
+		want bool
+	}{
+		{".bashrc", true},
+		{".zshenv", true},
+		{".config/fish", true},
+		{".config/autostart", true},
+		{".config/systemd", true},
+		{".local/bin", true},
+		{".gitconfig", true},
+		{".config/git", true},
+		{".npmrc", true},              // the control-file table
+		{".cargo/config.toml", true},  // a nested row
+		{"proj.code-workspace", true}, // a wildcard row, existing
+		{"go/bin", true},              // on PATH
+		{"notes.txt", false},
+		{".moat-deny", false}, // a wildcard row, missing: not enumerable
+		{"relative/bin", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rel, func(t *testing.T) {
+			if has := slices.Contains(got, filepath.Join(home, tt.rel)); has != tt.want {
+				t.Errorf("Paths holds %s: %v, want %v", tt.rel, has, tt.want)
+			}
+		})
+	}
+	if slices.Contains(got, home) {
+		t.Error("Paths holds the home itself (a PATH entry that is the home)")
+	}
+	for _, bad := range []string{"", "relative"} {
+		if p := Paths(bad, "/usr/bin"); p != nil {
+			t.Errorf("Paths(%q) = %q, want none", bad, p)
+		}
+	}
+}

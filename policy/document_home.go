@@ -1,0 +1,214 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/fspattern"
+	"github.com/moat-sandbox/moat/internal/homecontrol"
+)
+
+// The home of moat exec. A policy document's ~ is the user's home, and so
+// is the command's $HOME: the home is granted read-only (moat's
+// protections still hide its secrets), and only the writable patterns
+// make parts of it writable. Where they do, the home's run-code entries
+// (internal/homecontrol) stay read-only unless a pattern names one
+// exactly: an existing one is bound read-only, a missing one is denied,
+// which on Linux puts a marked placeholder there for the run (the
+// mechanism of missing denied paths), so that it cannot be created. At
+// the top of a writable cwd, the missing control names (.git, .agents,
+// .pi, the fragment files) are denied the same way, rather than moved
+// aside at Close.
+
+// execCwdControlNames are the control names at the top of the cwd whose
+// creation moat exec blocks up front: fspattern's, and Heimdall's local
+// fragment.
+var execCwdControlNames = append(slices.Clone(fspattern.ProtectedNames), ".heimdall-local")
+
+// maxHomeLinks bounds the symbolic links followed on the way to one
+// run-code entry.
+const maxHomeLinks = 16
+
+// applyExecHome makes home the command's home in cfg, after the
+// filesystem patterns are applied: a read grant of it (unless a grant of
+// it, or a deny of it or above it, is there already), HOME set to it
+// (unless the document sets HOME), and the run-code entries and the cwd's
+// control names guarded. home must be absolute and an existing directory;
+// otherwise the sandbox keeps a private home and only the cwd's control
+// names are guarded.
+func applyExecHome(cfg *moat.Config, home, cwd string, environ []string, setHome bool) error {
+	real := ""
+	if filepath.IsAbs(home) {
+		if r, err := filepath.EvalSymlinks(home); err == nil {
+			if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+				real = r
+			}
+		}
+	}
+	if real != "" {
+		if err := grantHome(cfg, real); err != nil {
+			return err
+		}
+		if setHome {
+			cfg.Env.Set = append([]string{"HOME=" + filepath.Clean(home)}, cfg.Env.Set...)
+		}
+		pathEnv, _ := lookupEnviron(environ, "PATH")
+		g := newWritableGuard(cfg)
+		for _, e := range homecontrol.Paths(real, pathEnv) {
+			if err := g.guard(e, 0); err != nil {
+				return fmt.Errorf("moat: filesystem policy: home entry %s: %w", quoteOdd(e), err)
+			}
+		}
+		g.apply(cfg)
+	}
+	guardCwdControls(cfg, cwd)
+	return nil
+}
+
+// grantHome adds a read grant of home unless a grant of it is there (a
+// writable pattern "~", or the cwd) or a deny covers it.
+func grantHome(cfg *moat.Config, home string) error {
+	for _, g := range cfg.Grants {
+		if g.Path == home {
+			return nil
+		}
+	}
+	for _, d := range cfg.Deny {
+		if d == home || strings.HasPrefix(home, d+"/") || d == "/" {
+			return nil
+		}
+	}
+	reqs := []moat.PathRequest{{Path: home, Access: moat.READ}}
+	for _, g := range cfg.Grants {
+		if g.Access.CanWrite() {
+			reqs = append(reqs, moat.PathRequest{Path: g.Path, Access: g.Access})
+		}
+	}
+	_, grants, err := moat.ResolvePaths("", reqs)
+	if err != nil {
+		return err
+	}
+	cfg.Grants = append(cfg.Grants, grants[0])
+	return nil
+}
+
+// writableGuard collects what keeps paths in the writable places of a
+// Config read-only: existing ones (and the links on the way) for
+// ReadOnly, missing ones for Deny.
+type writableGuard struct {
+	places   []string // the writable grants
+	readOnly []string
+	deny     []string
+}
+
+func newWritableGuard(cfg *moat.Config) *writableGuard {
+	g := &writableGuard{}
+	for _, gr := range cfg.Grants {
+		if gr.Access.CanWrite() {
+			g.places = append(g.places, gr.Path)
+		}
+	}
+	return g
+}
+
+// exposed reports whether p lies strictly inside a writable place and is
+// not itself one (a pattern that names p exactly makes it writable).
+func (g *writableGuard) exposed(p string) bool {
+	if slices.Contains(g.places, p) {
+		return false
+	}
+	for _, w := range g.places {
+		if strings.HasPrefix(p, w+"/") || w == "/" && p != "/" {
+			return true
+		}
+	}
+	return false
+}
+
+// guard walks p from the root, following its links: each link on the way
+// that a writable place holds becomes read-only (so that it cannot be
+// replaced), as does p itself when it exists; when a component is
+// missing, the path is denied, so that it cannot be created. Outside the
+// writable places nothing is added: they are read-only already.
+func (g *writableGuard) guard(p string, links int) error {
+	if links > maxHomeLinks {
+		return errors.New("too many symbolic links")
+	}
+	parts := strings.Split(strings.TrimPrefix(filepath.Clean(p), "/"), "/")
+	cur := "/"
+	for i, part := range parts {
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			full := filepath.Join(append([]string{next}, parts[i+1:]...)...)
+			if g.exposed(full) && !slices.Contains(g.deny, full) {
+				g.deny = append(g.deny, full)
+			}
+			return nil
+		case err != nil:
+			return unwrapPath(err)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			if g.exposed(next) {
+				g.addReadOnly(next)
+			}
+			t, err := os.Readlink(next)
+			if err != nil {
+				return unwrapPath(err)
+			}
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(cur, t)
+			}
+			return g.guard(filepath.Join(append([]string{t}, parts[i+1:]...)...), links+1)
+		}
+		if i == len(parts)-1 && g.exposed(next) {
+			g.addReadOnly(next)
+		}
+		cur = next
+	}
+	return nil
+}
+
+func (g *writableGuard) addReadOnly(p string) {
+	if !slices.Contains(g.readOnly, p) {
+		g.readOnly = append(g.readOnly, p)
+	}
+}
+
+// apply adds what g collected to cfg.
+func (g *writableGuard) apply(cfg *moat.Config) {
+	for _, p := range g.readOnly {
+		if !slices.Contains(cfg.ReadOnly, p) {
+			cfg.ReadOnly = append(cfg.ReadOnly, p)
+		}
+	}
+	for _, p := range g.deny {
+		if !slices.Contains(cfg.Deny, p) {
+			cfg.Deny = append(cfg.Deny, p)
+		}
+	}
+}
+
+// guardCwdControls denies each missing control name at the top of cwd
+// when a writable place holds it, so that the run cannot create it: on
+// Linux a marked placeholder stands there for the run. Existing ones stay
+// read-only, as the filesystem patterns made them.
+func guardCwdControls(cfg *moat.Config, cwd string) {
+	g := newWritableGuard(cfg)
+	for _, name := range execCwdControlNames {
+		p := filepath.Join(cwd, name)
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		// The cwd itself, when writable, is one of the places.
+		if (slices.Contains(g.places, cwd) || g.exposed(cwd)) && !slices.Contains(cfg.Deny, p) && !slices.Contains(g.places, p) {
+			cfg.Deny = append(cfg.Deny, p)
+		}
+	}
+}
