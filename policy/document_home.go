@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,8 +29,8 @@ import (
 
 // execCwdControlNames are the control names at the top of the cwd whose
 // creation moat exec blocks up front: fspattern's, and Heimdall's local
-// fragment.
-var execCwdControlNames = append(slices.Clone(fspattern.ProtectedNames), ".heimdall-local")
+// fragment (and moat's name for it).
+var execCwdControlNames = append(slices.Clone(fspattern.ProtectedNames), ".heimdall-local", ".moat-local")
 
 // maxHomeLinks bounds the symbolic links followed on the way to one
 // run-code entry.
@@ -42,7 +43,7 @@ const maxHomeLinks = 16
 // control names guarded. home must be absolute and an existing directory;
 // otherwise the sandbox keeps a private home and only the cwd's control
 // names are guarded.
-func applyExecHome(cfg *moat.Config, home, cwd string, environ []string, setHome bool) error {
+func applyExecHome(cfg *moat.Config, home, cwd string, environ []string, writable []string, setHome bool) error {
 	real := ""
 	if filepath.IsAbs(home) {
 		if r, err := filepath.EvalSymlinks(home); err == nil {
@@ -51,6 +52,7 @@ func applyExecHome(cfg *moat.Config, home, cwd string, environ []string, setHome
 			}
 		}
 	}
+	named := namedWritable(writable, cwd, cmp.Or(real, home))
 	if real != "" {
 		if err := grantHome(cfg, real); err != nil {
 			return err
@@ -59,15 +61,15 @@ func applyExecHome(cfg *moat.Config, home, cwd string, environ []string, setHome
 			cfg.Env.Set = append([]string{"HOME=" + filepath.Clean(home)}, cfg.Env.Set...)
 		}
 		pathEnv, _ := lookupEnviron(environ, "PATH")
-		g := newWritableGuard(cfg)
-		for _, e := range homecontrol.Paths(real, pathEnv) {
+		g := newWritableGuard(cfg, named)
+		for _, e := range homecontrol.Paths(filepath.Clean(home), pathEnv) {
 			if err := g.guard(e, 0); err != nil {
 				return fmt.Errorf("moat: filesystem policy: home entry %s: %w", quoteOdd(e), err)
 			}
 		}
 		g.apply(cfg)
 	}
-	guardCwdControls(cfg, cwd)
+	guardCwdControls(cfg, cwd, named)
 	return nil
 }
 
@@ -99,16 +101,18 @@ func grantHome(cfg *moat.Config, home string) error {
 }
 
 // writableGuard collects what keeps paths in the writable places of a
-// Config read-only: existing ones (and the links on the way) for
-// ReadOnly, missing ones for Deny.
+// Config read-only: existing ones for ReadOnly, missing ones for Deny,
+// and the directories of the links on the way for Seal.
 type writableGuard struct {
 	places   []string // the writable grants
+	named    []string // the paths a writable pattern names exactly
 	readOnly []string
 	deny     []string
+	seal     []string // directories holding a guarded link
 }
 
-func newWritableGuard(cfg *moat.Config) *writableGuard {
-	g := &writableGuard{}
+func newWritableGuard(cfg *moat.Config, named []string) *writableGuard {
+	g := &writableGuard{named: named}
 	for _, gr := range cfg.Grants {
 		if gr.Access.CanWrite() {
 			g.places = append(g.places, gr.Path)
@@ -120,7 +124,7 @@ func newWritableGuard(cfg *moat.Config) *writableGuard {
 // exposed reports whether p lies strictly inside a writable place and is
 // not itself one (a pattern that names p exactly makes it writable).
 func (g *writableGuard) exposed(p string) bool {
-	if slices.Contains(g.places, p) {
+	if slices.Contains(g.places, p) || slices.Contains(g.named, p) {
 		return false
 	}
 	for _, w := range g.places {
@@ -131,9 +135,9 @@ func (g *writableGuard) exposed(p string) bool {
 	return false
 }
 
-// guard walks p from the root, following its links: each link on the way
-// that a writable place holds becomes read-only (so that it cannot be
-// replaced), as does p itself when it exists; when a component is
+// guard walks p from the root, following its links: the directory of
+// each link on the way that a writable place holds is sealed (so that
+// the link cannot be replaced), p itself becomes read-only when it exists; when a component is
 // missing, the path is denied, so that it cannot be created. Outside the
 // writable places nothing is added: they are read-only already.
 func (g *writableGuard) guard(p string, links int) error {
@@ -155,8 +159,12 @@ func (g *writableGuard) guard(p string, links int) error {
 		case err != nil:
 			return unwrapPath(err)
 		case fi.Mode()&fs.ModeSymlink != 0:
-			if g.exposed(next) {
-				g.addReadOnly(next)
+			if g.exposed(next) && !slices.Contains(g.seal, cur) {
+				// No mount can cover a link: its directory is sealed
+				// instead, so that no entry in it can be removed,
+				// renamed or created (its other entries stay
+				// writable).
+				g.seal = append(g.seal, cur)
 			}
 			t, err := os.Readlink(next)
 			if err != nil {
@@ -193,22 +201,50 @@ func (g *writableGuard) apply(cfg *moat.Config) {
 			cfg.Deny = append(cfg.Deny, p)
 		}
 	}
+	for _, p := range g.seal {
+		if !slices.Contains(cfg.Seal, p) {
+			cfg.Seal = append(cfg.Seal, p)
+		}
+	}
 }
 
 // guardCwdControls denies each missing control name at the top of cwd
 // when a writable place holds it, so that the run cannot create it: on
 // Linux a marked placeholder stands there for the run. Existing ones stay
 // read-only, as the filesystem patterns made them.
-func guardCwdControls(cfg *moat.Config, cwd string) {
-	g := newWritableGuard(cfg)
+func guardCwdControls(cfg *moat.Config, cwd string, named []string) {
+	g := newWritableGuard(cfg, named)
 	for _, name := range execCwdControlNames {
 		p := filepath.Join(cwd, name)
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		// The cwd itself, when writable, is one of the places.
-		if (slices.Contains(g.places, cwd) || g.exposed(cwd)) && !slices.Contains(cfg.Deny, p) && !slices.Contains(g.places, p) {
+		if (slices.Contains(g.places, cwd) || g.exposed(cwd)) && g.exposed(p) && !slices.Contains(cfg.Deny, p) {
 			cfg.Deny = append(cfg.Deny, p)
 		}
 	}
+}
+
+// namedWritable returns the paths that the literal writable patterns
+// (no glob, no negation) name, made absolute as the patterns' ~ and
+// relative paths are: a pattern that names a run-code entry or a control
+// name exactly makes it writable, or creatable when it is missing.
+func namedWritable(patterns []string, cwd, home string) []string {
+	var out []string
+	for _, w := range patterns {
+		w = strings.TrimSuffix(strings.TrimSpace(w), "/")
+		if w == "" || strings.HasPrefix(w, "!") || strings.HasPrefix(w, "#") || strings.ContainsAny(w, "*?[\\") {
+			continue
+		}
+		p, err := placePath(w, cwd, home)
+		if err != nil {
+			continue
+		}
+		out = append(out, filepath.Clean(p))
+		if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
+			out = append(out, r)
+		}
+	}
+	return out
 }

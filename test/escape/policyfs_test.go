@@ -114,6 +114,17 @@ func expandCHP(s, c, h, p string) string {
 // command started.
 func execPolicy(t *testing.T, doc map[string]any, cwd, home string, start func()) result {
 	t.Helper()
+	return execPolicyStart(t, doc, cwd, []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin"}, start)
+}
+
+// execPolicyEnv is execPolicy with the host environment environ.
+func execPolicyEnv(t *testing.T, doc map[string]any, cwd string, environ []string) result {
+	t.Helper()
+	return execPolicyStart(t, doc, cwd, environ, nil)
+}
+
+func execPolicyStart(t *testing.T, doc map[string]any, cwd string, environ []string, start func()) result {
+	t.Helper()
 	b, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +133,7 @@ func execPolicy(t *testing.T, doc map[string]any, cwd, home string, start func()
 	if err != nil {
 		return result{Code: 2, Err: err, Stderr: err.Error()} // as moat exec exits
 	}
-	x, err := d.Exec(policy.ExecHost{Environ: []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin"}, Dir: cwd})
+	x, err := d.Exec(policy.ExecHost{Environ: environ, Dir: cwd})
 	if err != nil {
 		return result{Code: 2, Err: err, Stderr: err.Error()}
 	}

@@ -297,7 +297,15 @@ func placeBind(root string, b bind, pt *privateTree) error {
 		return err
 	}
 	if b.link != "" {
-		return os.Symlink(b.link, target)
+		err := os.Symlink(b.link, target)
+		if errors.Is(err, os.ErrExist) {
+			// A bind of a directory above shows the host's link already
+			// (a granted home's linked ~/.bashrc): the same link is fine.
+			if l, lerr := os.Readlink(target); lerr == nil && l == b.link {
+				return nil
+			}
+		}
+		return err
 	}
 	if err := makeMountPoint(target, b.dir); err != nil {
 		return err
