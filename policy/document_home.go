@@ -104,35 +104,49 @@ func grantHome(cfg *moat.Config, home string) error {
 // Config read-only: existing ones for ReadOnly, missing ones for Deny,
 // and the directories of the links on the way for Seal.
 type writableGuard struct {
-	places   []string // the writable grants
-	named    []string // the paths a writable pattern names exactly
+	grants   []moat.Grant // the Config's grants
+	denied   []string     // the Config's denied paths
+	named    []string     // the paths a writable pattern names exactly
 	readOnly []string
 	deny     []string
 	seal     []string // directories holding a guarded link
 }
 
 func newWritableGuard(cfg *moat.Config, named []string) *writableGuard {
-	g := &writableGuard{named: named}
-	for _, gr := range cfg.Grants {
-		if gr.Access.CanWrite() {
-			g.places = append(g.places, gr.Path)
-		}
-	}
-	return g
+	return &writableGuard{grants: cfg.Grants, denied: cfg.Deny, named: named}
 }
 
-// exposed reports whether p lies strictly inside a writable place and is
-// not itself one (a pattern that names p exactly makes it writable).
+// exposed reports whether the sandbox could write p or create it: the
+// deepest grant that holds p (strictly) is writable, no deny below that
+// grant covers p, and no writable pattern names p exactly (which makes
+// it writable on purpose).
 func (g *writableGuard) exposed(p string) bool {
-	if slices.Contains(g.places, p) || slices.Contains(g.named, p) {
+	if slices.Contains(g.named, p) {
 		return false
 	}
-	for _, w := range g.places {
-		if strings.HasPrefix(p, w+"/") || w == "/" && p != "/" {
-			return true
+	var best *moat.Grant
+	for i, gr := range g.grants {
+		if gr.Path == p {
+			return false // granted as such: named, or read-only
+		}
+		if under(p, gr.Path) && (best == nil || len(gr.Path) > len(best.Path)) {
+			best = &g.grants[i]
 		}
 	}
-	return false
+	if best == nil || !best.Access.CanWrite() {
+		return false
+	}
+	for _, d := range g.denied {
+		if (d == p || under(p, d)) && len(d) > len(best.Path) {
+			return false // hidden: neither readable nor writable
+		}
+	}
+	return true
+}
+
+// under reports whether p lies strictly inside dir.
+func under(p, dir string) bool {
+	return dir == "/" && p != "/" || strings.HasPrefix(p, dir+"/")
 }
 
 // guard walks p from the root, following its links: the directory of
@@ -209,18 +223,25 @@ func (g *writableGuard) apply(cfg *moat.Config) {
 }
 
 // guardCwdControls denies each missing control name at the top of cwd
-// when a writable place holds it, so that the run cannot create it: on
-// Linux a marked placeholder stands there for the run. Existing ones stay
-// read-only, as the filesystem patterns made them.
+// that the filesystem patterns protect (a broad writable pattern covers
+// the cwd: its control names are in ReadOnly; an absolute writable
+// ancestor leaves them unprotected, as in Heimdall), so that the run
+// cannot create it: on Linux a marked placeholder stands there for the
+// run. Existing ones stay read-only, as the patterns made them.
 func guardCwdControls(cfg *moat.Config, cwd string, named []string) {
+	protected := slices.ContainsFunc(cfg.ReadOnly, func(r string) bool {
+		return filepath.Dir(r) == cwd && slices.Contains(fspattern.ProtectedNames, filepath.Base(r))
+	})
+	if !protected {
+		return
+	}
 	g := newWritableGuard(cfg, named)
 	for _, name := range execCwdControlNames {
 		p := filepath.Join(cwd, name)
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		// The cwd itself, when writable, is one of the places.
-		if (slices.Contains(g.places, cwd) || g.exposed(cwd)) && g.exposed(p) && !slices.Contains(cfg.Deny, p) {
+		if g.exposed(p) && !slices.Contains(cfg.Deny, p) {
 			cfg.Deny = append(cfg.Deny, p)
 		}
 	}
