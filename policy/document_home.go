@@ -40,14 +40,14 @@ const maxHomeLinks = 16
 // filesystem patterns are applied: a read grant of it (unless a grant of
 // it, or a deny of it or above it, is there already), HOME set to it
 // (unless the document sets HOME), and the run-code entries and the cwd's
-// control names guarded. home must be absolute and an existing directory;
-// otherwise the sandbox keeps a private home and only the cwd's control
+// control names guarded. home must be absolute and an existing directory
+// the user can list; otherwise the sandbox keeps a private home and only the cwd's control
 // names are guarded.
 func applyExecHome(cfg *moat.Config, home, cwd string, environ []string, writable []string, setHome bool) error {
 	real := ""
 	if filepath.IsAbs(home) {
 		if r, err := filepath.EvalSymlinks(home); err == nil {
-			if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			if fi, err := os.Stat(r); err == nil && fi.IsDir() && canList(r) {
 				real = r
 			}
 		}
@@ -171,6 +171,9 @@ func (g *writableGuard) guard(p string, links int) error {
 			}
 			return nil
 		case err != nil:
+			if !g.exposed(next) {
+				return nil // the sandbox cannot write there either
+			}
 			return unwrapPath(err)
 		case fi.Mode()&fs.ModeSymlink != 0:
 			if g.exposed(next) && !slices.Contains(g.seal, cur) {
@@ -268,4 +271,14 @@ func namedWritable(patterns []string, cwd, home string) []string {
 		}
 	}
 	return out
+}
+
+// canList reports whether the directory dir can be opened for listing.
+func canList(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }

@@ -78,7 +78,7 @@ func setupMounts(s *helperSpec, beforePivot func() error) error {
 	}
 	defer closeBinds(binds)
 	// After the binds are open: its tmpfs covers stagingRoot.
-	vsrc, vbinds, err := openVirtual(s, binds) // helper_fspolicy_linux.go
+	vsrc, vbinds, overlays, err := openVirtual(s, binds) // helper_fspolicy_linux.go
 	if err != nil {
 		return err
 	}
@@ -123,6 +123,10 @@ func setupMounts(s *helperSpec, beforePivot func() error) error {
 		if err := placeResolvConf(root); err != nil { // the DNS stub's (dnsstub_linux.go)
 			return err
 		}
+	}
+	// Last, so that each overlay binds its directory's finished view.
+	if err := placeOverlays(s, root, overlays); err != nil { // helper_virtualdir_linux.go
+		return err
 	}
 	if err := beforePivot(); err != nil {
 		return err
