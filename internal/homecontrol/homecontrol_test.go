@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,4 +52,19 @@ func TestPaths(t *testing.T) {
 			t.Errorf("Paths(%q) = %q, want none", bad, p)
 		}
 	}
+}
+
+// FuzzPaths: any PATH value gives only absolute, clean paths strictly
+// inside the home.
+func FuzzPaths(f *testing.F) {
+	for _, s := range []string{"", "/usr/bin:/bin", "/home/u/bin::/home/u/.local/bin", "/home/u", "/home/u/../etc", "rel:./x", "/home/u/a/../../../etc"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pathEnv string) {
+		for _, p := range Paths("/home/u", pathEnv) {
+			if filepath.Clean(p) != p || !strings.HasPrefix(p, "/home/u/") {
+				t.Fatalf("Paths(%q) gave %q", pathEnv, p)
+			}
+		}
+	})
 }
