@@ -14,7 +14,8 @@ import (
 // the sandbox reads its content and cannot write it, while the host
 // directory is never written (its listing is the same before and after,
 // and nothing is left behind). The cwd's existing files stay writable
-// under writable ["."]. The control writes the same name without the
+// under writable ["."], and a denied one stays unreadable through the
+// overlay. The control writes the same name without the
 // virtual file: it is created (in the cwd, which is writable).
 func TestExecVirtualFileAtMissingPath(t *testing.T) {
 	etc := "/etc/moat-virtual-" + filepath.Base(t.TempDir())
@@ -23,19 +24,20 @@ func TestExecVirtualFileAtMissingPath(t *testing.T) {
 		virtual bool
 		want    string
 	}{
-		{"virtual", true, "cwd-virtual:etc-virtual:cwd-write-failed:etc-write-failed:regular-edited:"},
-		{"control: no virtual file", false, "cwd-missing:etc-missing:cwd-written:etc-write-failed:regular-edited:"},
+		{"virtual", true, "cwd-virtual:etc-virtual:cwd-write-failed:etc-write-failed:regular-edited:env-denied"},
+		{"control: no virtual file", false, "cwd-missing:etc-missing:cwd-written:etc-write-failed:regular-edited:env-denied"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			home, cwd := execHomeFixture(t)
 			writeFile(t, filepath.Join(cwd, "regular.txt"), "old")
+			writeFile(t, filepath.Join(cwd, ".env"), "SECRET")
 			script := `cat new.txt 2>/dev/null && printf : || printf cwd-missing:; cat ` + etc + ` 2>/dev/null && printf : || printf etc-missing:; ` +
 				`echo x > new.txt 2>/dev/null && printf cwd-written: || printf cwd-write-failed:; echo x > ` + etc + ` 2>/dev/null && printf etc-written: || printf etc-write-failed:; ` +
-				`echo edited > regular.txt && printf regular-edited:`
+				`echo edited > regular.txt && printf regular-edited:; cat .env 2>/dev/null || printf env-denied`
 			doc := map[string]any{
 				"command":    []string{"/bin/sh", "-c", script},
-				"filesystem": map[string]any{"writable": []string{"."}},
+				"filesystem": map[string]any{"writable": []string{"."}, "deny": []string{".env"}},
 			}
 			if tt.virtual {
 				doc["filesystem"].(map[string]any)["virtual"] = map[string]string{filepath.Join(cwd, "new.txt"): "cwd-virtual", etc: "etc-virtual"}
