@@ -29,12 +29,10 @@ import (
 
 // execCwdControlNames are the control names at the top of the cwd whose
 // creation moat exec blocks up front: fspattern's, and Heimdall's local
-// fragment (and moat's name for it), but .git. A placeholder .git would
-// make every tool that looks for a repository (go build's VCS stamping,
-// git itself) take the cwd for a broken one, so go build fails in every
-// cwd without a .git of its own; a .git the run creates is moved aside at
-// Close instead, as in moat run (internal/gitguard).
-var execCwdControlNames = slices.DeleteFunc(append(slices.Clone(fspattern.ProtectedNames), ".heimdall-local", ".moat-local"), func(n string) bool { return n == ".git" })
+// fragment (and moat's name for it). On Linux a missing .git gets a file
+// placeholder, not a directory, so that go build and git do not take the
+// cwd for a repository (internal/backend/linux: fileGuardNames).
+var execCwdControlNames = append(slices.Clone(fspattern.ProtectedNames), ".heimdall-local", ".moat-local")
 
 // maxHomeLinks bounds the symbolic links followed on the way to one
 // run-code entry.

@@ -230,20 +230,15 @@ func TestPolicyFilesystem(t *testing.T) {
 	l11want := func(verb string) string {
 		var b strings.Builder
 		for _, n := range append(append([]string{}, protected...), protectedDirs...) {
-			v := verb
-			if n == ".git" {
-				v = "made" // moved aside at Close: see below
-			}
-			b.WriteString(n + "-" + v + ":")
+			b.WriteString(n + "-" + verb + ":")
 		}
 		return b.String()
 	}
 	// moat exec blocks each missing control path up front (issue 23): a
 	// marked placeholder, masked, stands there for the run and is removed
 	// at Close, and the cwd's top stays writable (regular.txt is new), so
-	// none is there afterwards. .git is the exception: a placeholder
-	// would make go build and git take the cwd for a broken repository,
-	// so the run may make one and Close moves it aside. The control (an absolute writable
+	// none is there afterwards. .git's placeholder is a file, which go
+	// build and git pass over (TestExecBuildModeRunsWhatItBuilds). The control (an absolute writable
 	// ancestor: nothing protected) makes them all and keeps them but
 	// .git, which moat's git guard moves aside in any writable place.
 	l11check := func(made bool) func(t *testing.T, c, h string) {
