@@ -43,8 +43,8 @@ const maxHomeLinks = 16
 // it, or a deny of it or above it, is there already), HOME set to it
 // (unless the document sets HOME), and the run-code entries and the cwd's
 // control names guarded. home must be absolute and an existing directory
-// the user can list; otherwise the sandbox keeps a private home and only the cwd's control
-// names are guarded.
+// the user can list; otherwise the sandbox keeps a private home and only
+// the cwd's control names are guarded.
 func applyExecHome(cfg *moat.Config, home, cwd string, environ []string, writable []string, setHome bool) error {
 	real := ""
 	if filepath.IsAbs(home) {
@@ -75,11 +75,12 @@ func applyExecHome(cfg *moat.Config, home, cwd string, environ []string, writabl
 	return nil
 }
 
-// grantHome adds a read grant of home unless a grant of it is there (a
-// writable pattern "~", or the cwd) or a deny covers it.
+// grantHome adds a read grant of home unless a grant of it or of a
+// directory above it is there (a writable pattern "~" or an ancestor, the
+// cwd), whose access stands, or a deny covers it.
 func grantHome(cfg *moat.Config, home string) error {
 	for _, g := range cfg.Grants {
-		if g.Path == home {
+		if g.Path == home || under(home, g.Path) {
 			return nil
 		}
 	}
@@ -153,9 +154,10 @@ func under(p, dir string) bool {
 
 // guard walks p from the root, following its links: the directory of
 // each link on the way that a writable place holds is sealed (so that
-// the link cannot be replaced), p itself becomes read-only when it exists; when a component is
-// missing, the path is denied, so that it cannot be created. Outside the
-// writable places nothing is added: they are read-only already.
+// the link cannot be replaced), p itself becomes read-only when it
+// exists, and when a component is missing the path is denied, so that it
+// cannot be created. Outside the writable places nothing is added: they
+// are read-only already.
 func (g *writableGuard) guard(p string, links int) error {
 	if links > maxHomeLinks {
 		return errors.New("too many symbolic links")

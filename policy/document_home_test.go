@@ -89,6 +89,14 @@ func TestExecHome(t *testing.T) {
 				}
 			}
 		}},
+		{"a writable ancestor of the home keeps it writable", `{"command":["true"],"filesystem":{"writable":["` + base + `"]}}`, cwd, func(t *testing.T, e *Exec) {
+			if slices.ContainsFunc(e.Config.Grants, func(g moat.Grant) bool { return g.Path == home }) {
+				t.Errorf("grants %v: a read grant of the home inside a writable one", e.Config.Grants)
+			}
+			if !in(e.Config.ReadOnly, ".bashrc") {
+				t.Errorf("read-only %q: want ~/.bashrc guarded", e.Config.ReadOnly)
+			}
+		}},
 		{"an absolute writable ancestor leaves them unprotected", `{"command":["true"],"filesystem":{"writable":["` + home + `"]}}`, cwd, func(t *testing.T, e *Exec) {
 			if in(e.Config.Deny, "proj/.agents") {
 				t.Errorf("deny %q: want the control names unprotected", e.Config.Deny)
