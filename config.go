@@ -172,11 +172,13 @@ type Config struct {
 	// sandbox sees at those paths, over whatever the host has there.
 	// They exist only inside the sandbox's mount namespace and are never
 	// written to the host, so they need namespaces: without them New
-	// fails. A path that does not exist must lie where the sandbox's
-	// view is its own (a directory that exists nowhere on the host, its
-	// private /tmp): New refuses one that would have to be created in a
-	// host directory the sandbox sees, such as the working directory or
-	// /etc. Their contents total at most 64 KiB. Nil adds none.
+	// fails. A path that does not exist in a host directory the sandbox
+	// sees (the working directory, /etc) is shown through a read-only
+	// overlay of that directory in the sandbox's mount namespace, whose
+	// other entries are the host's, bound through with their rights:
+	// nothing can be created, removed or renamed directly in that
+	// directory then. New refuses one whose directory is missing there
+	// too. Their contents total at most 64 KiB. Nil adds none.
 	VirtualFiles map[string]string
 
 	// HideProc leaves /proc out of the sandbox. False, the zero value,

@@ -79,7 +79,10 @@ func sandboxOwnsEnv(name string) bool {
 // document's settings, its environment and the agents' sockets make one
 // [Layer], which goes through [Merge] and [Result.Resolve] like every
 // front end's; then /proc, the virtual files and the filesystem patterns
-// ([ApplyFilesystem]) are added, and the whole Config passes
+// ([ApplyFilesystem]) are added, the user's home becomes the command's
+// (read-only but where writable patterns say, its run-code entries and
+// the cwd's control names guarded: document_home.go), and the whole
+// Config passes
 // [moat.Config.Validate]. Every error is a mistake of the policy or of
 // the host's state, with nothing left open.
 func (d *Document) Exec(h ExecHost) (*Exec, error) {
@@ -121,6 +124,11 @@ func (d *Document) Exec(h ExecHost) (*Exec, error) {
 	}
 	warnings, err := applyDocumentFilesystem(&cfg, cwd, home, d.Filesystem)
 	if err != nil {
+		out.Close()
+		return nil, err
+	}
+	setHome := !slices.ContainsFunc(d.Env.Set, func(v EnvVar) bool { return v.Name == "HOME" })
+	if err := applyExecHome(&cfg, home, cwd, h.Environ, d.Filesystem.Writable, setHome); err != nil { // document_home.go
 		out.Close()
 		return nil, err
 	}

@@ -425,12 +425,26 @@ func TestVirtualFiles(t *testing.T) {
 	t.Run("host directory", func(t *testing.T) {
 		t.Parallel()
 		d := t.TempDir()
-		_, err := moat.New(moat.Config{WorkDir: d, VirtualFiles: map[string]string{filepath.Join(d, "new.txt"): "x"}})
-		if err == nil || !strings.Contains(err.Error(), "virtual file") {
-			t.Fatalf("a virtual file that would have to be created in the working directory: New = %v", err)
+		// A missing file in a host directory: shown through a
+		// read-only overlay of the directory, never made on the host.
+		writeFile(t, filepath.Join(d, "old.txt"), "old\n")
+		nsb := newSandbox(t, moat.Config{WorkDir: d, VirtualFiles: map[string]string{filepath.Join(d, "new.txt"): "x"}})
+		r := sh(t, nsb, "cat new.txt; echo evil > new.txt && echo ATTACK-OK; rm -f new.txt && echo ATTACK-OK; echo edited > old.txt && echo OLD-EDITED")
+		if r.Stdout != "xOLD-EDITED\n" {
+			t.Errorf("a virtual file missing in the working directory: %s; want its content, read-only, and the other files writable", r)
 		}
+		nsb.Close()
 		if exists(filepath.Join(d, "new.txt")) {
-			t.Errorf("the refused virtual file was created on the host")
+			t.Errorf("the virtual file was created on the host")
+		}
+		// One whose directory is missing there too is refused: its
+		// directory would have to be made on the host.
+		_, err := moat.New(moat.Config{WorkDir: d, VirtualFiles: map[string]string{filepath.Join(d, "nodir", "new.txt"): "x"}})
+		if err == nil || !strings.Contains(err.Error(), "virtual file") {
+			t.Fatalf("a virtual file whose directory would have to be created in the working directory: New = %v", err)
+		}
+		if exists(filepath.Join(d, "nodir")) {
+			t.Errorf("the refused virtual file's directory was created on the host")
 		}
 		for _, p := range []string{"/dev/moat-virtual", "/proc/moat-virtual", "/sys/moat-virtual"} {
 			if sb, err := moat.New(moat.Config{VirtualFiles: map[string]string{p: "x"}}); err == nil {
@@ -440,7 +454,7 @@ func TestVirtualFiles(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(d, "real.txt"), "real\n")
 		sb := newSandbox(t, moat.Config{WorkDir: d, VirtualFiles: map[string]string{filepath.Join(d, "real.txt"): "virtual\n"}})
-		r := sh(t, sb, "cat "+shq(filepath.Join(d, "real.txt"))+"; echo evil > "+shq(filepath.Join(d, "real.txt")))
+		r = sh(t, sb, "cat "+shq(filepath.Join(d, "real.txt"))+"; echo evil > "+shq(filepath.Join(d, "real.txt")))
 		mustContain(t, r, "virtual")
 		if b, _ := os.ReadFile(filepath.Join(d, "real.txt")); string(b) != "real\n" {
 			t.Errorf("the host file under a virtual one changed: %q", b)

@@ -114,6 +114,17 @@ func expandCHP(s, c, h, p string) string {
 // command started.
 func execPolicy(t *testing.T, doc map[string]any, cwd, home string, start func()) result {
 	t.Helper()
+	return execPolicyStart(t, doc, cwd, []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin"}, start)
+}
+
+// execPolicyEnv is execPolicy with the host environment environ.
+func execPolicyEnv(t *testing.T, doc map[string]any, cwd string, environ []string) result {
+	t.Helper()
+	return execPolicyStart(t, doc, cwd, environ, nil)
+}
+
+func execPolicyStart(t *testing.T, doc map[string]any, cwd string, environ []string, start func()) result {
+	t.Helper()
 	b, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +133,7 @@ func execPolicy(t *testing.T, doc map[string]any, cwd, home string, start func()
 	if err != nil {
 		return result{Code: 2, Err: err, Stderr: err.Error()} // as moat exec exits
 	}
-	x, err := d.Exec(policy.ExecHost{Environ: []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin"}, Dir: cwd})
+	x, err := d.Exec(policy.ExecHost{Environ: environ, Dir: cwd})
 	if err != nil {
 		return result{Code: 2, Err: err, Stderr: err.Error()}
 	}
@@ -223,12 +234,13 @@ func TestPolicyFilesystem(t *testing.T) {
 		}
 		return b.String()
 	}
-	// Nothing is created on the host to protect a missing control path,
-	// and the cwd's top stays writable (regular.txt is new): the sandbox
-	// makes each entry, and Close moves aside what the run created at the
-	// top of a writable place, so none is there afterwards. The control
-	// (an absolute writable ancestor: nothing protected) keeps them all
-	// but .git, which moat's git guard moves aside in any writable place.
+	// moat exec blocks each missing control path up front (issue 23): a
+	// marked placeholder, masked, stands there for the run and is removed
+	// at Close, and the cwd's top stays writable (regular.txt is new), so
+	// none is there afterwards. .git's placeholder is a file, which go
+	// build and git pass over (TestExecBuildModeRunsWhatItBuilds). The control (an absolute writable
+	// ancestor: nothing protected) makes them all and keeps them but
+	// .git, which moat's git guard moves aside in any writable place.
 	l11check := func(made bool) func(t *testing.T, c, h string) {
 		return func(t *testing.T, c, h string) {
 			fileIs(t, filepath.Join(c, "regular.txt"), "edited\n")
@@ -328,13 +340,13 @@ func TestPolicyFilesystem(t *testing.T) {
 		{
 			name:    "L11 a broad writable cwd protects the control paths",
 			script:  l11.String(),
-			run:     fsRun{writ: []string{"."}, want: l11want("made"), check: l11check(false)},
+			run:     fsRun{writ: []string{"."}, want: l11want("blocked"), check: l11check(false)},
 			control: fsRun{writ: []string{"$P"}, want: l11want("made"), check: l11check(true)}, // an absolute writable ancestor: nothing protected
 		},
 		{
 			name:    "L11 ** is broad too",
 			script:  l11.String(),
-			run:     fsRun{writ: []string{"**"}, want: l11want("made"), check: l11check(false)},
+			run:     fsRun{writ: []string{"**"}, want: l11want("blocked"), check: l11check(false)},
 			control: fsRun{writ: []string{"$P"}, want: l11want("made"), check: l11check(true)},
 		},
 		{

@@ -89,27 +89,34 @@ func openVirtualSources(s *helperSpec) (*virtualSources, error) {
 }
 
 // openVirtual checks where the virtual files land, then writes and opens
-// them, and returns their binds.
-func openVirtual(s *helperSpec, binds []bind) (*virtualSources, []bind, error) {
-	if err := checkVirtualTargets(s, binds); err != nil {
-		return nil, nil, err
+// them, and returns their binds, and the directories that need an overlay
+// for the files missing on the host (helper_virtualdir_linux.go).
+func openVirtual(s *helperSpec, binds []bind) (*virtualSources, []bind, map[string][]virtualFile, error) {
+	missing, err := checkVirtualTargets(s, binds)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	v, err := openVirtualSources(s)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var out []bind
 	for _, f := range s.Virtual {
+		if missing[f.Path] {
+			continue
+		}
 		_, inPrivate := privateSource(s, f.Path)
 		out = append(out, bind{path: f.Path, kind: bindReadOnly, fd: v.fds[f.Path], inPrivate: inPrivate})
 	}
-	return v, out, nil
+	return v, out, virtualOverlays(s, missing), nil
 }
 
 // checkVirtualTargets checks where each virtual file lands in the view
 // that binds and masks build: a path in a host directory shown in the
-// sandbox must exist there, as a file.
-func checkVirtualTargets(s *helperSpec, binds []bind) error {
+// sandbox must exist there as a file, or be missing in a directory that
+// exists there, which gets an overlay; those are returned.
+func checkVirtualTargets(s *helperSpec, binds []bind) (map[string]bool, error) {
+	var missing map[string]bool
 	// masked: a mask below the host directory covers p, so that its
 	// mount point is made in the mask's tmpfs.
 	masked := func(p, below string) bool {
@@ -128,7 +135,7 @@ func checkVirtualTargets(s *helperSpec, binds []bind) error {
 	for _, f := range s.Virtual {
 		for _, special := range []string{"/proc", "/dev", "/sys"} {
 			if isUnder(f.Path, special) || f.Path == "/" {
-				return fmt.Errorf("virtual file %q: %s is built for the sandbox; a virtual file cannot go there", f.Path, special)
+				return nil, fmt.Errorf("virtual file %q: %s is built for the sandbox; a virtual file cannot go there", f.Path, special)
 			}
 		}
 		// The bind whose tree holds the path, the deepest.
@@ -144,16 +151,34 @@ func checkVirtualTargets(s *helperSpec, binds []bind) error {
 			hostPath := f.Path
 			fi, err := os.Lstat(hostPath)
 			switch {
+			case os.IsNotExist(err) && f.Path != host.path && isDirNoFollow(filepath.Dir(hostPath)):
+				// Shown through an overlay of its directory, never
+				// made on the host.
+				if missing == nil {
+					missing = map[string]bool{}
+				}
+				missing[f.Path] = true
 			case err != nil:
-				return fmt.Errorf("virtual file %q: %q is a host directory shown in the sandbox, and the file does not exist there: making it would write to the host", f.Path, host.path)
+				return nil, fmt.Errorf("virtual file %q: %q is a host directory shown in the sandbox, and the file's directory does not exist there: making it would write to the host", f.Path, host.path)
 			case fi.IsDir():
-				return fmt.Errorf("virtual file %q: a directory", f.Path)
+				return nil, fmt.Errorf("virtual file %q: a directory", f.Path)
 			case fi.Mode()&os.ModeSymlink != 0:
-				return fmt.Errorf("virtual file %q: a symbolic link in the sandbox's view; name its target", f.Path)
+				return nil, fmt.Errorf("virtual file %q: a symbolic link in the sandbox's view; name its target", f.Path)
 			}
 		}
 	}
-	return nil
+	return missing, nil
+}
+
+// isDirNoFollow reports whether p is a directory reached through no link
+// on the way.
+func isDirNoFollow(p string) bool {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	r, err := filepath.EvalSymlinks(p)
+	return err == nil && r == p
 }
 
 // hideProc gives the calling thread, which is about to fork a command, a

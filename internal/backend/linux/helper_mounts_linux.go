@@ -78,7 +78,7 @@ func setupMounts(s *helperSpec, beforePivot func() error) error {
 	}
 	defer closeBinds(binds)
 	// After the binds are open: its tmpfs covers stagingRoot.
-	vsrc, vbinds, err := openVirtual(s, binds) // helper_fspolicy_linux.go
+	vsrc, vbinds, overlays, err := openVirtual(s, binds) // helper_fspolicy_linux.go
 	if err != nil {
 		return err
 	}
@@ -123,6 +123,10 @@ func setupMounts(s *helperSpec, beforePivot func() error) error {
 		if err := placeResolvConf(root); err != nil { // the DNS stub's (dnsstub_linux.go)
 			return err
 		}
+	}
+	// Last, so that each overlay binds its directory's finished view.
+	if err := placeOverlays(s, root, overlays); err != nil { // helper_virtualdir_linux.go
+		return err
 	}
 	if err := beforePivot(); err != nil {
 		return err
@@ -297,7 +301,15 @@ func placeBind(root string, b bind, pt *privateTree) error {
 		return err
 	}
 	if b.link != "" {
-		return os.Symlink(b.link, target)
+		err := os.Symlink(b.link, target)
+		if errors.Is(err, os.ErrExist) {
+			// A bind of a directory above shows the host's link already
+			// (a granted home's linked ~/.bashrc): the same link is fine.
+			if l, lerr := os.Readlink(target); lerr == nil && l == b.link {
+				return nil
+			}
+		}
+		return err
 	}
 	if err := makeMountPoint(target, b.dir); err != nil {
 		return err

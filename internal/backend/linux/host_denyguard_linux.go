@@ -38,8 +38,17 @@ type denyGuards struct {
 	line   string   // the owner line each marker holds
 	marker string   // the name of this engine's marker file
 	paths  []string // placeholder directories, in the order guarded
+	files  []string // placeholder files (fileGuardNames), this engine's own
 	made   []string // directories made on the way to them, outermost first
 }
+
+// fileGuardNames are denied names whose placeholder is a file holding the
+// owner line, not a directory: tools take a directory named .git for a
+// repository (go build stamps it with git, and fails), while git's own
+// and go's searches pass over an unreadable file of that name. A file
+// holds no markers, so it is not shared: a run that finds another live
+// run's file placeholder masks it as it is.
+var fileGuardNames = map[string]bool{".git": true}
 
 // guardSeq tells apart the markers of engines of one process.
 var guardSeq atomic.Uint64
@@ -93,6 +102,15 @@ func planDenyGuards(p *spec.Policy, granted func(string) bool) *denyGuards {
 		}
 		sweepDenyGuard(d)
 		_, err := os.Lstat(d)
+		if fileGuardNames[filepath.Base(d)] {
+			if !os.IsNotExist(err) || writeNew(d, g.line) != nil {
+				g.removeMade(made)
+				continue // exists (masked as it is), or carved instead
+			}
+			g.files = append(g.files, d)
+			g.made = append(g.made, made...)
+			continue
+		}
 		switch {
 		case os.IsNotExist(err):
 			if os.Mkdir(d, 0o700) != nil {
@@ -176,8 +194,13 @@ func (g *denyGuards) cleanup() {
 			_ = os.Remove(d) // fails, harmlessly, on a non-empty directory
 		}
 	}
+	for _, f := range g.files {
+		if b, ok := readSmall(f); ok && string(b) == g.line {
+			_ = os.Remove(f)
+		}
+	}
 	g.removeMade(g.made)
-	g.paths, g.made = nil, nil
+	g.paths, g.files, g.made = nil, nil, nil
 }
 
 // isMarker reports whether name is a placeholder marker's.
@@ -209,6 +232,13 @@ func isPlaceholder(d string) bool {
 // Anything else is left alone.
 func sweepDenyGuard(d string) {
 	fi, err := os.Lstat(d)
+	if err == nil && fi.Mode().IsRegular() && fileGuardNames[filepath.Base(d)] {
+		// A file placeholder: the owner line is its content.
+		if b, ok := readSmall(d); ok && staleOwner(b) {
+			_ = os.Remove(d)
+		}
+		return
+	}
 	if err != nil || !fi.IsDir() {
 		return
 	}

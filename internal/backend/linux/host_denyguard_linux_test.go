@@ -180,3 +180,48 @@ func TestDenyGuardPlaceholders(t *testing.T) {
 		t.Errorf("the user's directory changed: %q, %v", b, err)
 	}
 }
+
+// TestDenyGuardFilePlaceholder: a missing denied .git gets a file holding
+// the owner line, not a directory (go build takes a .git directory for a
+// repository); cleanup removes it. A stale one is swept and replaced; a
+// live one of another run, and a user's .git file, are left alone.
+func TestDenyGuardFilePlaceholder(t *testing.T) {
+	stale := placeholderPrefix + "2147483646 started 1; removed when that run ends\n"
+	tests := []struct {
+		name    string
+		before  string // the .git file's content; "" for none
+		guarded bool
+		after   string // what is there after cleanup; "" for nothing
+	}{
+		{"missing", "", true, ""},
+		{"stale placeholder", stale, true, ""},
+		{"another live run's", ownerLine(), false, ownerLine()},
+		{"the user's gitlink", "gitdir: ../x\n", false, "gitdir: ../x\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := t.TempDir()
+			d := filepath.Join(w, ".git")
+			if tt.before != "" {
+				if err := os.WriteFile(d, []byte(tt.before), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g := planDenyGuards(&spec.Policy{WorkDir: w, FS: spec.FS{Deny: []string{d}}}, func(string) bool { return false })
+			if got := slices.Contains(g.files, d); got != tt.guarded {
+				t.Fatalf("guarded %v, want %v", got, tt.guarded)
+			}
+			if tt.guarded {
+				fi, err := os.Lstat(d)
+				if err != nil || !fi.Mode().IsRegular() {
+					t.Fatalf("the placeholder: %v, %v; want a regular file", fi, err)
+				}
+			}
+			g.cleanup()
+			b, err := os.ReadFile(d)
+			if tt.after == "" && err == nil || tt.after != "" && string(b) != tt.after {
+				t.Errorf("after cleanup: %q, %v; want %q", b, err, tt.after)
+			}
+		})
+	}
+}
