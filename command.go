@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -80,6 +81,7 @@ type Cmd struct {
 	// command ended, found a limit passed (disk.go): the command fails
 	// even if it exited 0.
 	overAtExit bool
+	diskSpent  bool  // the disk watch found the disk limit all but spent (disk.go: noteDiskSpent)
 	fileSize   int64 // RLIMIT_FSIZE the command started with: what was left of the disk limit, if less than the file size limit
 	timer      *time.Timer
 	watchdog   func()
@@ -255,13 +257,17 @@ func (c *Cmd) Start() error {
 func (c *Cmd) start() error {
 	env := c.sb.cmdEnv(c.Env) // env_path.go: TMPDIR as seen inside
 	dir := c.sb.resolveDir(c.Dir)
-	path, err := c.sb.resolveExecutable(c.Path, dir, env)
-	if err != nil {
-		return err
-	}
 	args := c.Args
 	if len(args) == 0 {
 		args = []string{c.Path}
+	}
+	c.sb.preStartCheck(env, c.Env, append([]string{c.Path}, args[1:]...)) // prestart.go
+	path, err := c.sb.resolveExecutable(c.Path, dir, env)
+	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			c.sb.noteHiddenProgram(c.Path)
+		}
+		return err
 	}
 	c.fileSize = c.sb.fileSizeBudget()
 	cmd := &spec.Command{Path: path, Args: args, Env: env, Dir: dir, Pty: c.Setctty}

@@ -247,6 +247,7 @@ func runExec(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (err e
 		}
 		return setupError(err)
 	}
+	printAtStart(sb, std.err, o.quiet) // early.go
 	sigs.forwardTo(cmd.Process)
 	err = cmd.Wait()
 	// Close may take a while on a large workdir: a signal now stops moat

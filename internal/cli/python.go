@@ -251,6 +251,7 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 	if err := cmd.Start(); err != nil {
 		return startError(err)
 	}
+	printAtStart(sb, std.err, quiet) // early.go
 	sigs.forwardTo(cmd.Process)
 	err = cmd.Wait()
 	// Close may take a while on a large workdir: a signal now stops moat

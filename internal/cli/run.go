@@ -93,6 +93,7 @@ func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err 
 	if err := cmd.Start(); err != nil {
 		return startError(err)
 	}
+	printAtStart(sb, std.err, quiet) // early.go
 	trace.mark("start")
 	sigs.forwardTo(cmd.Process)
 	err = cmd.Wait()

@@ -39,7 +39,7 @@ func TestWatchDiskBurstAtExit(t *testing.T) {
 				mu.Lock()
 				got = append(got, e)
 				mu.Unlock()
-			})
+			}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func TestWatchDiskBurstAtExit(t *testing.T) {
 	}
 	// A root that cannot be sampled at the start is an error, not a
 	// watch that counts nothing.
-	if _, err := Watch([]string{t.TempDir(), "/nonexistent/moat-disk-root"}, 1<<20, 0, 0, false, func(Exceeded) {}); err == nil || !strings.Contains(err.Error(), "/nonexistent/moat-disk-root") {
+	if _, err := Watch([]string{t.TempDir(), "/nonexistent/moat-disk-root"}, 1<<20, 0, 0, false, func(Exceeded) {}, nil); err == nil || !strings.Contains(err.Error(), "/nonexistent/moat-disk-root") {
 		t.Fatalf("Watch with an unmeasurable root = %v, want an error naming it", err)
 	}
 }
