@@ -33,6 +33,7 @@ func (s *Sandbox) checkView() viewcheck.View {
 		v.Read = append(v.Read, s.sharedTemp...)
 		for _, g := range s.cfg.Grants {
 			v.Read = append(v.Read, g.Path)
+			v.Granted = append(v.Granted, g.Path)
 			if g.Access.CanWrite() {
 				v.Write = append(v.Write, g.Path)
 			}
@@ -81,14 +82,32 @@ func (s *Sandbox) preStartCheck(env, extra, args []string) {
 	}
 	v := s.checkView()
 	for _, f := range v.CheckEnv(env, func(name string) bool { return chosen[name] }) {
-		if f.Problem == viewcheck.PrivateTemp && s.tempRefused[f.Path] {
-			continue // refused at New, with the reason (prestart_temp.go)
+		if s.refusedInTemp(f) {
+			continue
 		}
 		s.addRefusal(s.envRefusal(f))
 	}
 	for _, f := range v.CheckArgs(args) {
+		if s.refusedInTemp(f) {
+			continue
+		}
 		s.addRefusal(s.pathRefusal(f))
 	}
+}
+
+// refusedInTemp reports a finding in a shared-temp directory that a
+// variable named and New refused to show, with its reason, already
+// (prestart_temp.go).
+func (s *Sandbox) refusedInTemp(f viewcheck.Finding) bool {
+	if f.Problem != viewcheck.PrivateTemp {
+		return false
+	}
+	for d := range s.tempRefused {
+		if paths.Under(f.Path, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // noteHiddenProgram records a "path" refusal for a command name that the

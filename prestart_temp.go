@@ -7,6 +7,7 @@ import (
 
 	"github.com/moat-sandbox/moat/internal/hostview"
 	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/viewcheck"
 )
 
 // maxTempDirVars bounds how many shared-temp directories the variables
@@ -53,11 +54,15 @@ func (s *Sandbox) sharedTempDirs(skip []string) []string {
 					s.tempRefused = map[string]bool{}
 				}
 				s.tempRefused[p] = true
+				allow := "--readable " + p + ", Config.Grants"
+				if need, _ := viewcheck.NeedOf(nv.name); need&viewcheck.NeedWrite != 0 {
+					allow = "--writable " + p + ", Config.Grants"
+				}
 				s.addRefusal(Refusal{
 					Kind:    "env",
 					Subject: nv.name,
 					Detail:  "a directory in shared temp, not shown: " + err.Error(),
-					Allow:   "--readable " + p + ", Config.Grants",
+					Allow:   allow,
 				})
 				continue
 			}

@@ -142,3 +142,14 @@ func lookup(env []string, name string) (string, bool) {
 	}
 	return "", false
 }
+
+// NeedOf is what the tool behind the variable name needs of the place it
+// names, and whether Vars lists it.
+func NeedOf(name string) (Need, bool) {
+	for _, d := range Vars {
+		if d.Name == name {
+			return d.Need, true
+		}
+	}
+	return NeedRead, false
+}

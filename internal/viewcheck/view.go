@@ -77,8 +77,12 @@ type View struct {
 	// what Protected, Hidden, Temp and ReadOnly take away (the permissive
 	// level).
 	Everything bool
-	// Protected are protected paths: unreadable whatever a root says.
+	// Protected are protected paths: unreadable whatever a root says,
+	// except beneath a grant that lies inside one (Granted).
 	Protected []string
+	// Granted are the granted paths: a grant of a path inside a protected
+	// one opens it (and only it).
+	Granted []string
 	// Hidden are other paths taken out of the roots (a home hidden as a
 	// whole, denied paths); Shown are paths under them shown again.
 	Hidden, Shown []string
@@ -134,7 +138,7 @@ func (v *View) Check(p string, need Need) (Problem, string) {
 
 // access judges the existing path p, which resolves to real.
 func (v *View) access(p, real string, need Need, creating bool) Problem {
-	if under(p, v.Protected) || under(real, v.Protected) {
+	if v.protected(p) || v.protected(real) {
 		return Protected
 	}
 	if pr := v.shown(real); pr != OK {
@@ -150,6 +154,24 @@ func (v *View) access(p, real string, need Need, creating bool) Problem {
 		return NoExec
 	}
 	return OK
+}
+
+// protected reports whether a protected path covers p that no grant
+// inside it, over p, opens again.
+func (v *View) protected(p string) bool {
+	for _, q := range v.Protected {
+		if !paths.Under(p, q) {
+			continue
+		}
+		opened := false
+		for _, g := range v.Granted {
+			opened = opened || (paths.Under(p, g) && paths.Under(g, q) && g != q)
+		}
+		if !opened {
+			return true
+		}
+	}
+	return false
 }
 
 // shown reports whether real is visible at all.
