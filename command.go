@@ -261,7 +261,7 @@ func (c *Cmd) start() error {
 	if len(args) == 0 {
 		args = []string{c.Path}
 	}
-	c.sb.preStartCheck(env, c.Env, append([]string{c.Path}, args[1:]...)) // prestart.go
+	c.sb.preStartCheck(env, c.Env, append([]string{c.Path}, args[1:]...)) // prestart.go; again after Check, which adds nothing new
 	path, err := c.sb.resolveExecutable(c.Path, dir, env)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {

@@ -110,6 +110,27 @@ func (s *Sandbox) refusedInTemp(f viewcheck.Finding) bool {
 	return false
 }
 
+// Check runs, before the command starts, the checks Start runs first:
+// each toolchain variable the caller set or passed (Config.Env, Cmd.Env)
+// that names a place the sandbox cannot use as the tool needs, and each
+// absolute path on the command line that exists on the host but is hidden
+// from the sandbox, becomes a [Refusal] of kind "env" or "path", recorded
+// for [Sandbox.Refusals] as well. A caller that prints refusals calls it
+// before Start, so that they come before anything the command writes.
+// Nil means nothing was found.
+func (c *Cmd) Check() []Refusal {
+	before := len(c.sb.Refusals())
+	args := c.Args
+	if len(args) == 0 {
+		args = []string{c.Path}
+	}
+	c.sb.preStartCheck(c.sb.cmdEnv(c.Env), c.Env, append([]string{c.Path}, args[1:]...))
+	if rs := c.sb.Refusals(); len(rs) > before {
+		return rs[before:]
+	}
+	return nil
+}
+
 // noteHiddenProgram records a "path" refusal for a command name that the
 // sandbox's PATH does not find but the host's does, in a directory hidden
 // from the sandbox: the host user would run it, the sandbox cannot see it.

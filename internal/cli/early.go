@@ -12,11 +12,12 @@ import (
 // print them again. Refusals only grow, oldest first.
 var printedEarly sync.Map // *moat.Sandbox -> int
 
-// printAtStart prints, unless quiet, the refusals the sandbox recorded
-// before its command started (the pre-start checks: a variable or an
-// argument naming a place the sandbox cannot see), at once, so that they
-// are seen even if the command then hangs.
-func printAtStart(sb *moat.Sandbox, w io.Writer, quiet bool) {
+// printAtStart runs cmd's pre-start checks and prints, unless quiet, what
+// the sandbox was refused so far (a variable or an argument naming a place
+// it cannot see), before cmd starts: so that the lines come before the
+// command's own output, and are seen even if it then hangs.
+func printAtStart(sb *moat.Sandbox, cmd *moat.Cmd, w io.Writer, quiet bool) {
+	cmd.Check()
 	rs := sb.Refusals()
 	if quiet || len(rs) == 0 {
 		return

@@ -241,13 +241,13 @@ func runExec(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (err e
 	} else {
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = std.in, std.out, std.err
 	}
+	printAtStart(sb, cmd, std.err, o.quiet) // early.go
 	if err := cmd.Start(); err != nil {
 		if code, _ := exitCode(err); code == exitNotFound || code == exitCannotExec {
 			return err
 		}
 		return setupError(err)
 	}
-	printAtStart(sb, std.err, o.quiet) // early.go
 	sigs.forwardTo(cmd.Process)
 	err = cmd.Wait()
 	// Close may take a while on a large workdir: a signal now stops moat

@@ -248,10 +248,10 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 	}
 	cmd := sb.PythonCommand(inv.args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = flags.childStdin(std.in), std.out, std.err
+	printAtStart(sb, cmd, std.err, quiet) // early.go
 	if err := cmd.Start(); err != nil {
 		return startError(err)
 	}
-	printAtStart(sb, std.err, quiet) // early.go
 	sigs.forwardTo(cmd.Process)
 	err = cmd.Wait()
 	// Close may take a while on a large workdir: a signal now stops moat
