@@ -81,6 +81,7 @@ type Cmd struct {
 	// command ended, found a limit passed (disk.go): the command fails
 	// even if it exited 0.
 	overAtExit bool
+	checked    bool  // Check ran the pre-start checks (prestart.go)
 	diskSpent  bool  // the disk watch found the disk limit all but spent (disk.go: noteDiskSpent)
 	fileSize   int64 // RLIMIT_FSIZE the command started with: what was left of the disk limit, if less than the file size limit
 	timer      *time.Timer
@@ -261,7 +262,9 @@ func (c *Cmd) start() error {
 	if len(args) == 0 {
 		args = []string{c.Path}
 	}
-	c.sb.preStartCheck(env, c.Env, append([]string{c.Path}, args[1:]...)) // prestart.go; again after Check, which adds nothing new
+	if !c.checked { // prestart.go: Cmd.Check ran them already
+		c.sb.preStartCheck(func() []string { return env }, c.Env, append([]string{c.Path}, args[1:]...))
+	}
 	path, err := c.sb.resolveExecutable(c.Path, dir, env)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {

@@ -60,7 +60,7 @@ func (s *Sandbox) checkView() viewcheck.View {
 // path on the command line that exists on the host but is hidden from the
 // sandbox. It only stats (a few per path named), and costs nothing when
 // no such variable is set and no argument is a path.
-func (s *Sandbox) preStartCheck(env, extra, args []string) {
+func (s *Sandbox) preStartCheck(env func() []string, extra, args []string) {
 	chosen := map[string]bool{}
 	for _, kv := range append(append([]string(nil), s.cfg.Env.Set...), extra...) {
 		k, _, _ := strings.Cut(kv, "=")
@@ -81,7 +81,11 @@ func (s *Sandbox) preStartCheck(env, extra, args []string) {
 		return
 	}
 	v := s.checkView()
-	for _, f := range v.CheckEnv(env, func(name string) bool { return chosen[name] }) {
+	var findings []viewcheck.Finding
+	if wanted {
+		findings = v.CheckEnv(env(), func(name string) bool { return chosen[name] })
+	}
+	for _, f := range findings {
 		if s.refusedInTemp(f) {
 			continue
 		}
@@ -116,15 +120,17 @@ func (s *Sandbox) refusedInTemp(f viewcheck.Finding) bool {
 // absolute path on the command line that exists on the host but is hidden
 // from the sandbox, becomes a [Refusal] of kind "env" or "path", recorded
 // for [Sandbox.Refusals] as well. A caller that prints refusals calls it
-// before Start, so that they come before anything the command writes.
-// Nil means nothing was found.
+// before Start, so that they come before anything the command writes;
+// Start then does not run them again (change nothing in between). Nil
+// means nothing was found.
 func (c *Cmd) Check() []Refusal {
+	c.checked = true
 	before := len(c.sb.Refusals())
 	args := c.Args
 	if len(args) == 0 {
 		args = []string{c.Path}
 	}
-	c.sb.preStartCheck(c.sb.cmdEnv(c.Env), c.Env, append([]string{c.Path}, args[1:]...))
+	c.sb.preStartCheck(func() []string { return c.sb.cmdEnv(c.Env) }, c.Env, append([]string{c.Path}, args[1:]...))
 	if rs := c.sb.Refusals(); len(rs) > before {
 		return rs[before:]
 	}

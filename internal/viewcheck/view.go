@@ -11,8 +11,7 @@ package viewcheck
 import (
 	"os"
 	"path/filepath"
-
-	"github.com/moat-sandbox/moat/internal/paths"
+	"strings"
 )
 
 // Need is what a command needs of a path. The zero value needs it to be
@@ -93,6 +92,8 @@ type View struct {
 	// when TempPrivate (the sandbox's own temp is mounted there).
 	Temp        []string
 	TempPrivate bool
+
+	protectedSet map[string]bool // Protected, as a set (Resolve)
 }
 
 // Check reports why the sandbox cannot use p as need says, or OK; p must
@@ -159,15 +160,23 @@ func (v *View) access(p, real string, need Need, creating bool) Problem {
 // protected reports whether a protected path covers p that no grant
 // inside it, over p, opens again.
 func (v *View) protected(p string) bool {
-	for _, q := range v.Protected {
-		if !paths.Under(p, q) {
-			continue
+	for q := p; ; q = filepath.Dir(q) {
+		if v.protectedSet != nil && v.protectedSet[q] || v.protectedSet == nil && contains(v.Protected, q) {
+			if !v.opened(p, q) {
+				return true
+			}
 		}
-		opened := false
-		for _, g := range v.Granted {
-			opened = opened || (paths.Under(p, g) && paths.Under(g, q) && g != q)
+		if q == "/" || q == "." {
+			return false
 		}
-		if !opened {
+	}
+}
+
+// opened reports whether a grant beneath the protected path q, over p,
+// opens p again.
+func (v *View) opened(p, q string) bool {
+	for _, g := range v.Granted {
+		if isUnder(p, g) && isUnder(g, q) && g != q {
 			return true
 		}
 	}
@@ -203,12 +212,31 @@ func (v *View) everything(real string) bool {
 }
 
 // under reports whether p is one of roots or beneath one.
-func under(p string, roots []string) bool { return paths.UnderAny(p, roots) }
+func under(p string, roots []string) bool {
+	for _, r := range roots {
+		if isUnder(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// isUnder reports whether the clean path p is root or beneath it, without
+// allocating: the protected list alone has hundreds of entries.
+func isUnder(p, root string) bool {
+	switch {
+	case root == "/":
+		return strings.HasPrefix(p, "/")
+	case len(p) == len(root):
+		return p == root
+	}
+	return len(p) > len(root) && p[len(root)] == '/' && p[:len(root)] == root
+}
 
 // strictlyUnder reports whether p lies beneath, not at, one of roots.
 func strictlyUnder(p string, roots []string) bool {
 	for _, r := range roots {
-		if p != r && paths.Under(p, r) {
+		if p != r && isUnder(p, r) {
 			return true
 		}
 	}
@@ -241,5 +269,9 @@ func (v View) Resolve() View {
 	}
 	v.Read, v.Exec, v.Write = res(v.Read), res(v.Exec), res(v.Write)
 	v.Shown, v.ReadOnly = res(v.Shown), res(v.ReadOnly)
+	v.protectedSet = make(map[string]bool, len(v.Protected))
+	for _, p := range v.Protected {
+		v.protectedSet[p] = true
+	}
 	return v
 }
