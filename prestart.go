@@ -151,10 +151,12 @@ func (s *Sandbox) noteHiddenProgram(name string) {
 	v := s.checkView()
 	if pr, at := v.Check(filepath.Dir(found), viewcheck.NeedExec); pr != viewcheck.OK {
 		f := viewcheck.Finding{Path: at, Problem: pr, Need: viewcheck.NeedExec}
-		r := s.pathRefusal(f)
-		r.Subject = name
-		r.Detail = "found on the host's PATH in " + at + ", which is " + r.Detail
-		s.addRefusal(r)
+		s.addRefusal(Refusal{
+			Kind:    "path",
+			Subject: name,
+			Detail:  "not on the sandbox's PATH; the host's PATH finds it in " + at + ", " + pr.String(),
+			Allow:   s.allowFor(f),
+		})
 	}
 }
 

@@ -185,6 +185,22 @@ func TestRefusalPathHidden(t *testing.T) {
 			}
 		})
 	}
+	// A program the host's PATH finds in a hidden directory of the home.
+	bin := homePlace(t)
+	tool := "moat-prestart-tool-" + randomHex(3)
+	if err := os.WriteFile(filepath.Join(bin, tool), []byte("#!/bin/sh\necho RAN\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pathEnv := []string{"PATH=" + bin + ":" + os.Getenv("PATH")}
+	if r := moatCLI(t, t.TempDir(), pathEnv, "run", "--", tool); r.Code != 127 || len(moatLines(r.Stderr)) == 0 ||
+		!strings.Contains(r.Stderr, "moat: path: "+tool+": not on the sandbox's PATH; the host's PATH finds it in "+bin) ||
+		!strings.Contains(r.Stderr, "(--grant "+bin+"=rx, Config.Grants)") {
+		t.Fatalf("a program found only in a hidden PATH directory: want exit 127 and a path line naming --grant %s=rx: %s", bin, r)
+	}
+	// Control: the flag it names runs it, with no line.
+	if c := moatCLI(t, t.TempDir(), pathEnv, "run", "--grant", bin+"=rx", "--", tool); c.Code != 0 || !strings.Contains(c.Stdout, "RAN") || len(moatLines(c.Stderr)) != 0 {
+		t.Fatalf("control: --grant %s=rx should run %s with no moat: line: %s", bin, tool, c)
+	}
 	// Control: an argument naming a visible file gives no line.
 	c := moatCLI(t, t.TempDir(), nil, "run", "--", "cat", "/etc/passwd")
 	if c.Code != 0 || len(moatLines(c.Stderr)) != 0 {
