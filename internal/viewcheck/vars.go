@@ -126,7 +126,7 @@ func (v *View) CheckArgs(args []string) []Finding {
 			need = NeedExec
 		}
 		pr, at := v.Check(a, need)
-		if pr == Protected || pr == Hidden || pr == PrivateTemp || (i == 0 && pr == NoExec) {
+		if pr == Protected || pr == Hidden || pr == PrivateTemp {
 			out = append(out, Finding{Path: at, Problem: pr, Need: need})
 		}
 	}
