@@ -31,6 +31,9 @@ func (s *Sandbox) checkView() viewcheck.View {
 			Temp:      hostview.SharedTempDirs,
 		}
 		v.Read = append(v.Read, s.sharedTemp...)
+		if s.ipc != nil { // moat's own, first on PATH (ipc_sandbox.go)
+			v.Exec = append(v.Exec, s.ipc.shims)
+		}
 		for _, g := range s.cfg.Grants {
 			v.Read = append(v.Read, g.Path)
 			v.Granted = append(v.Granted, g.Path)
