@@ -3,6 +3,7 @@ package moat
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -45,7 +46,10 @@ func (s *Sandbox) checkView() viewcheck.View {
 		case spec.LevelDefault:
 			v.Exec = append(v.Exec, s.view.HomeRead...)
 		case spec.LevelPermissive:
+			// Everything stands for the backend's "/" root, which as a
+			// root would show what the level still hides.
 			v.Everything = true
+			v.Exec = slices.DeleteFunc(v.Exec, func(p string) bool { return p == "/" })
 			if s.view.HideHome != "" {
 				v.Hidden, v.Shown = []string{s.view.HideHome}, s.view.HomeRead
 			}

@@ -194,6 +194,9 @@ func (v *View) shown(real string) Problem {
 		return Hidden
 	}
 	if strictlyUnder(real, v.Temp) && !inRoot {
+		if v.Everything && !v.TempPrivate {
+			return OK // the host's temp itself, read-only (the permissive level without a mount namespace)
+		}
 		return PrivateTemp
 	}
 	if contains(v.Temp, real) && (v.TempPrivate || inRoot) {

@@ -81,6 +81,45 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckPermissive: everything shows, writable, but the hidden home
+// (its curated entries shown again), protected paths and shared temp.
+func TestCheckPermissive(t *testing.T) {
+	root := tree(t)
+	j := func(p string) string { return filepath.Join(root, p) }
+	v := View{
+		Everything: true,
+		Hidden:     []string{j("home")},
+		Shown:      []string{j("home/.cargo")},
+		Protected:  []string{j("home/.ssh")},
+		Temp:       []string{j("tmp")},
+	}.Resolve()
+	v.TempPrivate = true
+	tests := []struct {
+		path string
+		need Need
+		want Problem
+	}{
+		{"sys/bin", NeedWrite | NeedExec, OK},
+		{"home/docs/notes", NeedRead, Hidden},
+		{"home/.cargo", NeedRead, OK},
+		{"home/.ssh/id_ed25519", NeedRead, Protected},
+		{"tmp/other", NeedRead, PrivateTemp},
+	}
+	for _, tc := range tests {
+		if got, _ := v.Check(j(tc.path), tc.need); got != tc.want {
+			t.Errorf("Check(%s, %d) = %v; want %v", tc.path, tc.need, got, tc.want)
+		}
+	}
+	// Without a private temp the host's shows, read-only.
+	v.TempPrivate = false
+	if got, _ := v.Check(j("tmp/other"), NeedRead); got != OK {
+		t.Errorf("host temp without a private one: %v; want ok", got)
+	}
+	if got, _ := v.Check(j("tmp/other"), NeedWrite); got != ReadOnly {
+		t.Errorf("host temp without a private one, written: %v; want read-only", got)
+	}
+}
+
 func TestCheckEnvAndArgs(t *testing.T) {
 	root := tree(t)
 	j := func(p string) string { return filepath.Join(root, p) }
