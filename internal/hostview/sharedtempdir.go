@@ -16,7 +16,8 @@ import (
 // put anything in it for the sandbox to find or change: the directory and
 // every directory above it up to shared temp belong to root and only root
 // may write them, and nothing in it is writable by the sandbox's user or
-// is a socket (which a read-only view would still let it connect to).
+// is a socket (which a read-only view would still let it connect to) or
+// a device.
 // The scan is bounded; a larger tree is refused.
 
 // MaxSharedTempDirEntries bounds the scan of a shared-temp directory a
@@ -89,6 +90,10 @@ func SharedTempDir(p, temp string, who Owner) error {
 		}
 		if d.Type()&fs.ModeSocket != 0 {
 			why = q + " is a socket"
+			return fs.SkipAll
+		}
+		if d.Type()&fs.ModeDevice != 0 {
+			why = q + " is a device"
 			return fs.SkipAll
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
