@@ -117,6 +117,10 @@ func TestRefusalEnvHiddenPlace(t *testing.T) {
 			}
 		})
 	}
+	// --quiet silences the line, not the refusal.
+	if q := moatCLI(t, t.TempDir(), nil, "run", "--quiet", "--env", "GOMODCACHE="+tmp, "--", "true"); q.Code != 0 || len(moatLines(q.Stderr)) != 0 {
+		t.Fatalf("--quiet printed a moat: line or failed: %s", q)
+	}
 	// Control: a plain run prints nothing.
 	c := moatCLI(t, t.TempDir(), nil, "run", "--", "go", "version")
 	if c.Code != 0 || len(moatLines(c.Stderr)) != 0 {
