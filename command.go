@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -81,6 +82,8 @@ type Cmd struct {
 	// command ended, found a limit passed (disk.go): the command fails
 	// even if it exited 0.
 	overAtExit bool
+	checked    bool  // Check ran the pre-start checks (prestart.go)
+	diskSpent  bool  // the disk watch found the disk limit all but spent (disk.go: noteDiskSpent)
 	fileSize   int64 // RLIMIT_FSIZE the command started with: what was left of the disk limit, if less than the file size limit
 	timer      *time.Timer
 	watchdog   func()
@@ -256,13 +259,19 @@ func (c *Cmd) Start() error {
 func (c *Cmd) start() error {
 	env := c.sb.cmdEnv(c.Env) // env_path.go: TMPDIR as seen inside
 	dir := c.sb.resolveDir(c.Dir)
-	path, err := c.sb.resolveExecutable(c.Path, dir, env)
-	if err != nil {
-		return err
-	}
 	args := c.Args
 	if len(args) == 0 {
 		args = []string{c.Path}
+	}
+	if !c.checked { // prestart.go: Cmd.Check ran them already
+		c.sb.preStartCheck(func() []string { return env }, c.Env, append([]string{c.Path}, args[1:]...))
+	}
+	path, err := c.sb.resolveExecutable(c.Path, dir, env)
+	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			c.sb.noteHiddenProgram(c.Path)
+		}
+		return err
 	}
 	c.fileSize = c.sb.fileSizeBudget()
 	cmd := &spec.Command{Path: path, Args: args, Env: env, Dir: dir, Pty: c.Setctty}

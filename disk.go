@@ -124,7 +124,7 @@ func (s *Sandbox) watchDisk(c *Cmd) (stop func()) {
 			k = k.atExit()
 		}
 		c.killLimit(k)
-	})
+	}, func(int64) { c.noteDiskSpent() })
 	if err != nil {
 		c.killLimit(diskUnmeasuredKill(err))
 		return func() {}
@@ -143,4 +143,16 @@ func (s *Sandbox) diskLayer() Layer {
 		d += fmt.Sprintf("; %d file system(s) without inode counts are walked instead", n-counted)
 	}
 	return Layer{Name: "disk", Active: true, Detail: d}
+}
+
+// noteDiskSpent records, once per sandbox, that the disk limit is all but
+// spent while c runs: RLIMIT_FSIZE now refuses writes past it, in any
+// process of the tree, whether or not the command's exit status shows it
+// (a child killed by SIGXFSZ inside a pipe; Python, which ignores SIGXFSZ
+// and exits 1 on "File too large").
+func (c *Cmd) noteDiskSpent() {
+	c.mu.Lock()
+	c.diskSpent = true
+	c.mu.Unlock()
+	c.sb.addRefusal(diskSpentKill(c.sb.diskLimitBytes).refusal())
 }

@@ -52,6 +52,14 @@ func diskBudgetKill(limit int64) limitKill {
 		"limits.disk", ""}
 }
 
+// diskSpentKill is the disk limit reached, with writes past it refused
+// by RLIMIT_FSIZE rather than a kill by moat: the disk watch's report
+// (disk.go: noteDiskSpent), and a command that SIGXFSZ ended then.
+func diskSpentKill(limit int64) limitKill {
+	return limitKill{"disk", "writes reached the " + formatBytes(limit) + " disk limit: a write past it fails with \"File too large\" (EFBIG) or ends its process with SIGXFSZ",
+		"--disk SIZE, Limits.DiskBytes"}
+}
+
 func inodeKill(limit int64, used int64) limitKill {
 	return limitKill{"disk-inodes", "killed: the sandbox created " + strconv.FormatInt(used, 10) +
 		" files and directories, more than its " + strconv.FormatInt(limit, 10), "limits.disk-inodes", ""}

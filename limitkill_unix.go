@@ -30,6 +30,12 @@ func (c *Cmd) kernelLimitKill(state *os.ProcessState, fsize int64) (limitKill, b
 		}
 	case syscall.SIGXFSZ:
 		if fsize > 0 && (lim.FileSizeBytes <= 0 || fsize < lim.FileSizeBytes) {
+			c.mu.Lock()
+			spent := c.diskSpent
+			c.mu.Unlock()
+			if spent { // the same line the disk watch gave (disk.go)
+				return diskSpentKill(c.sb.diskLimitBytes), true
+			}
 			return diskBudgetKill(fsize), true
 		}
 		if lim.FileSizeBytes > 0 {

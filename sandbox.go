@@ -45,6 +45,14 @@ type Sandbox struct {
 
 	// refused collects what the sandbox was refused, for Refusals.
 	refused refusals
+	// pre is the view the pre-start checks use (prestart.go).
+	pre prestart
+	// sharedTemp are the shared-temp entries the sandbox was shown at
+	// New (backend.go: policy).
+	sharedTemp []string
+	// tempRefused are the shared-temp directories variables named that
+	// were not shown (prestart_temp.go), already refused.
+	tempRefused map[string]bool
 	// ipc is the IPC server and its directory (ipc_sandbox.go); nil
 	// without Config.IPC.
 	ipc *ipcState

@@ -247,6 +247,7 @@ func runExec(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (err e
 	} else {
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = std.in, std.out, std.err
 	}
+	printAtStart(sb, cmd, std.err, o.quiet) // early.go
 	if err := cmd.Start(); err != nil {
 		if code, _ := exitCode(err); code == exitNotFound || code == exitCannotExec {
 			return err

@@ -250,6 +250,7 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 	}
 	cmd := sb.PythonCommand(inv.args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = flags.childStdin(std.in), std.out, std.err
+	printAtStart(sb, cmd, std.err, quiet) // early.go
 	if err := cmd.Start(); err != nil {
 		return startError(err)
 	}

@@ -94,6 +94,7 @@ func runCommand(std stdio, flags *sandboxFlags, quiet bool, args []string) (err 
 	cmd := sb.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = flags.childStdin(std.in), std.out, std.err
 	activateVenv(sb, cmd, py)
+	printAtStart(sb, cmd, std.err, quiet) // early.go
 	if err := cmd.Start(); err != nil {
 		return startError(err)
 	}

@@ -30,7 +30,7 @@ func finish(sb *moat.Sandbox, w io.Writer, quiet bool, rep *reportJSON, runErr e
 	closeErr := sb.Close()
 	var printed []string
 	if !quiet {
-		printed = printRefusals(w, sb.Refusals())
+		printed = printRefusals(w, notPrintedYet(sb)) // early.go
 	}
 	if closeErr != nil {
 		if runErr == nil {

@@ -56,7 +56,15 @@ const Interval = watchInterval
 // burst cannot outrun the sampling. The function it returns stops
 // watching after one last sample, which reports (from the caller's
 // goroutine) what a command that already ended consumed past the limits.
-func Watch(roots []string, limit, inodeLimit int64, pid int, lowerFileSize bool, exceeded func(Exceeded)) (stop func(), err error) {
+//
+// spent, when not nil and lowerFileSize is set, is called once, from the
+// goroutine that sampled, when a sample finds the byte limit all but
+// spent (within SpentSlack) without being passed: RLIMIT_FSIZE, held to
+// the bytes left, now refuses writes with EFBIG ("File too large") or
+// SIGXFSZ, in whichever process of the tree makes them, which no exit
+// status of the command need show (a child in a pipe, a program that
+// ignores SIGXFSZ and exits 1).
+func Watch(roots []string, limit, inodeLimit int64, pid int, lowerFileSize bool, exceeded func(Exceeded), spent func(used int64)) (stop func(), err error) {
 	if limit <= 0 && inodeLimit <= 0 {
 		return func() {}, nil
 	}
@@ -66,6 +74,12 @@ func Watch(roots []string, limit, inodeLimit int64, pid int, lowerFileSize bool,
 	}
 	var once sync.Once
 	report := func(e Exceeded) { once.Do(func() { exceeded(e) }) }
+	var spentOnce sync.Once
+	noteSpent := func(used int64) {
+		if spent != nil && lowerFileSize {
+			spentOnce.Do(func() { spent(used) })
+		}
+	}
 	check := func(atExit bool) bool {
 		used, files, err := base.usage(inodeLimit, atExit)
 		switch {
@@ -76,6 +90,9 @@ func Watch(roots []string, limit, inodeLimit int64, pid int, lowerFileSize bool,
 		case inodeLimit > 0 && files > inodeLimit:
 			report(Exceeded{Inodes: true, Limit: inodeLimit, Used: files, AtExit: atExit})
 		default:
+			if limit > 0 && used >= limit-SpentSlack(limit) {
+				noteSpent(used)
+			}
 			if !atExit && limit > 0 && lowerFileSize && used > 0 {
 				// Free space also moves by a few blocks on its own
 				// (ext4 gives back preallocations), so what is
@@ -115,6 +132,12 @@ func Watch(roots []string, limit, inodeLimit int64, pid int, lowerFileSize bool,
 // back for the file system's own noise in free space: 16 KiB was seen on
 // ext4, sixteen blocks allow for more.
 const measureSlack = 64 << 10
+
+// SpentSlack is how close to limit the bytes used must come for the
+// budget to count as spent: measureSlack, or an eighth of a small limit.
+// A file RLIMIT_FSIZE stopped at the bytes left brings the measure there;
+// the file system's own noise in free space is within it.
+func SpentSlack(limit int64) int64 { return min(measureSlack, limit/8) }
 
 // FreeInodes is the fewest free inodes among roots' file systems that
 // count them, or -1 when none does.

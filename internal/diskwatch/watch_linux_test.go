@@ -39,7 +39,7 @@ func TestWatchDiskBurstAtExit(t *testing.T) {
 				mu.Lock()
 				got = append(got, e)
 				mu.Unlock()
-			})
+			}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +77,65 @@ func TestWatchDiskBurstAtExit(t *testing.T) {
 	}
 	// A root that cannot be sampled at the start is an error, not a
 	// watch that counts nothing.
-	if _, err := Watch([]string{t.TempDir(), "/nonexistent/moat-disk-root"}, 1<<20, 0, 0, false, func(Exceeded) {}); err == nil || !strings.Contains(err.Error(), "/nonexistent/moat-disk-root") {
+	if _, err := Watch([]string{t.TempDir(), "/nonexistent/moat-disk-root"}, 1<<20, 0, 0, false, func(Exceeded) {}, nil); err == nil || !strings.Contains(err.Error(), "/nonexistent/moat-disk-root") {
 		t.Fatalf("Watch with an unmeasurable root = %v, want an error naming it", err)
+	}
+}
+
+// TestWatchSpent: a file that fills the byte limit to within SpentSlack,
+// as RLIMIT_FSIZE held to the bytes left stops it, is reported once as
+// spent and not as passed; a file of a tenth of the limit is not. The
+// measure is the file system's free space, which other writers move: on
+// a shared host each case gets three tries.
+func TestWatchSpent(t *testing.T) {
+	const limit = 4 << 20
+	cases := []struct {
+		name  string
+		size  int
+		spent bool
+	}{
+		{"filled to the limit", limit, true},
+		{"control: a tenth of it", limit / 10, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var last string
+			for try := 0; try < 3; try++ {
+				dir := t.TempDir()
+				var mu sync.Mutex
+				var spent, passed int
+				stop, err := Watch([]string{dir}, limit, 0, 0, true, func(Exceeded) {
+					mu.Lock()
+					passed++
+					mu.Unlock()
+				}, func(int64) {
+					mu.Lock()
+					spent++
+					mu.Unlock()
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := filepath.Join(dir, "f")
+				if err := os.WriteFile(f, make([]byte, tc.size), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				fd, _ := os.Open(f)
+				fd.Sync()
+				fd.Close()
+				stop()
+				mu.Lock()
+				s, p := spent, passed
+				mu.Unlock()
+				if s > 1 {
+					t.Fatalf("spent reported %d times", s)
+				}
+				if (s == 1) == tc.spent && p == 0 {
+					return
+				}
+				last = fmt.Sprintf("spent %d, passed %d", s, p)
+			}
+			t.Fatalf("three tries: %s; want spent=%v and never passed", last, tc.spent)
+		})
 	}
 }
