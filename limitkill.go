@@ -57,7 +57,7 @@ func diskBudgetKill(limit int64) limitKill {
 // (disk.go: noteDiskSpent), and a command that SIGXFSZ ended then.
 func diskSpentKill(limit int64) limitKill {
 	return limitKill{"disk", "writes reached the " + formatBytes(limit) + " disk limit: a write past it fails with \"File too large\" (EFBIG) or ends its process with SIGXFSZ",
-		"--disk SIZE, Limits.DiskBytes"}
+		"limits.disk", ""}
 }
 
 func inodeKill(limit int64, used int64) limitKill {

@@ -158,18 +158,17 @@ func (s *Sandbox) noteHiddenProgram(name string) {
 	v := s.checkView()
 	if pr, at := v.Check(filepath.Dir(found), viewcheck.NeedExec); pr != viewcheck.OK {
 		f := viewcheck.Finding{Path: at, Problem: pr, Need: viewcheck.NeedExec}
-		s.addRefusal(Refusal{
+		s.addRefusal(s.allowFor(f, Refusal{
 			Kind:    "path",
 			Subject: name,
 			Detail:  "not on the sandbox's PATH; the host's PATH finds it in " + at + ", " + pr.String(),
-			Allow:   s.allowFor(f),
-		})
+		}))
 	}
 }
 
 // envRefusal is the refusal for a variable's finding.
 func (s *Sandbox) envRefusal(f viewcheck.Finding) Refusal {
-	return Refusal{Kind: "env", Subject: f.Var, Detail: f.Path + ": " + f.Problem.String(), Allow: s.allowFor(f)}
+	return s.allowFor(f, Refusal{Kind: "env", Subject: f.Var, Detail: f.Path + ": " + f.Problem.String()})
 }
 
 // pathRefusal is the refusal for a command-line argument's finding.
@@ -183,42 +182,53 @@ func (s *Sandbox) pathRefusal(f viewcheck.Finding) Refusal {
 	case viewcheck.NoExec:
 		d = f.Problem.String()
 	}
-	return Refusal{Kind: "path", Subject: f.Path, Detail: d, Allow: s.allowFor(f)}
+	return s.allowFor(f, Refusal{Kind: "path", Subject: f.Path, Detail: d})
 }
 
-// allowFor names the flag (and Config field) that would let the sandbox
-// use f's path as needed.
-func (s *Sandbox) allowFor(f viewcheck.Finding) string {
+// allowFor completes r with the setting (and its value) that would let
+// the sandbox use f's path as needed; a protected path's detail also names
+// the switch that lifts the protection as a whole.
+func (s *Sandbox) allowFor(f viewcheck.Finding, r Refusal) Refusal {
 	p := f.Path
 	switch f.Problem {
 	case viewcheck.Protected:
 		if paths.UnderAny(p, s.cfg.Deny) {
-			return "denied by the filesystem policy (Config.Deny)"
+			r.Detail += "; denied by the filesystem policy (Config.Deny)"
+			return r
 		}
 		if flag, field := protectionOf(p); flag != "" {
-			return "--readable " + p + " opens it alone, Config.Grants; --" + flag + "=false lifts the protection, Config.Security." + field
+			r.Detail += "; --" + flag + "=false (Config.Security." + field + ") lifts the protection as a whole"
 		}
-		return "--readable " + p + " opens it alone, Config.Grants"
+		r.Setting, r.Value = "grants.read", p
+		return r.derived()
 	case viewcheck.NoExec:
 		if f.Need&viewcheck.NeedWrite != 0 {
-			return "--grant " + p + "=rwx, Config.Grants"
+			r.Setting, r.Value = "grants.mode", p+"=rwx"
+			return r.derived()
 		}
 		if s.writtenPlace(p) {
-			return buildAllow
+			r.Setting, r.Value = "build", ""
+			return r.derived()
 		}
-		return "--grant " + p + "=rx, Config.Grants"
+		r.Setting, r.Value = "grants.mode", p+"=rx"
+		return r.derived()
 	case viewcheck.ReadOnly:
-		return "--writable " + p + ", Config.Grants"
+		r.Setting, r.Value = "grants.write", p
+		return r.derived()
 	}
 	switch {
 	case f.Need&viewcheck.NeedWrite != 0 && f.Need&viewcheck.NeedExec != 0:
-		return "--grant " + p + "=rwx, Config.Grants"
+		r.Setting, r.Value = "grants.mode", p+"=rwx"
+		return r.derived()
 	case f.Need&viewcheck.NeedWrite != 0:
-		return "--writable " + p + ", Config.Grants"
+		r.Setting, r.Value = "grants.write", p
+		return r.derived()
 	case f.Need&viewcheck.NeedExec != 0:
-		return "--grant " + p + "=rx, Config.Grants"
+		r.Setting, r.Value = "grants.mode", p+"=rx"
+		return r.derived()
 	}
-	return "--readable " + p + ", Config.Grants"
+	r.Setting, r.Value = "grants.read", p
+	return r.derived()
 }
 
 // protectionOf names the switch whose list hides p, in any home: the CLI

@@ -54,16 +54,17 @@ func (s *Sandbox) sharedTempDirs(skip []string) []string {
 					s.tempRefused = map[string]bool{}
 				}
 				s.tempRefused[p] = true
-				allow := "--readable " + p + ", Config.Grants"
-				if need, _ := viewcheck.NeedOf(nv.name); need&viewcheck.NeedWrite != 0 {
-					allow = "--writable " + p + ", Config.Grants"
-				}
-				s.addRefusal(Refusal{
+				r := Refusal{
 					Kind:    "env",
 					Subject: nv.name,
 					Detail:  "a directory in shared temp, not shown: " + err.Error(),
-					Allow:   allow,
-				})
+					Setting: "grants.read",
+					Value:   p,
+				}
+				if need, _ := viewcheck.NeedOf(nv.name); need&viewcheck.NeedWrite != 0 {
+					r.Setting = "grants.write"
+				}
+				s.addRefusal(r.derived())
 				continue
 			}
 			out = append(out, p)

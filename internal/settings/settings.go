@@ -43,6 +43,7 @@ var table = []Setting{
 	{ID: "grants.read", Flag: "--readable", Placeholder: "PATH", Field: "Config.Grants"},
 	{ID: "grants.write", Flag: "--writable", Placeholder: "PATH", Field: "Config.Grants"},
 	{ID: "grants.exec", Flag: "--executable", Placeholder: "PATH", Field: "Config.Grants"},
+	{ID: "grants.mode", Flag: "--grant", Placeholder: "PATH=MODE", Field: "Config.Grants"},
 	{ID: "env", Flag: "--env", Placeholder: "NAME", Field: "Config.Env"},
 	{ID: "home", Flag: "--home", Placeholder: "DIR", Field: "Config.Home"},
 	{ID: "isolation", Flag: "--isolation", Placeholder: "LEVEL", Field: "Config.Isolation"},
