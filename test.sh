@@ -232,8 +232,9 @@ if [ -n "$ort_lib" ] && [ ! -f "$ort_lib" ]; then
 		echo "test.sh: could not fetch onnxruntime-node $ort_version from npm" >&2
 fi
 if [ -n "$ort_lib" ] && [ -f "$ort_lib" ] && /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
-	CGO_ENABLED=1 go vet -tags onnx ./redact/... ./internal/cli/...
-	MOAT_ONNXRUNTIME_LIB="$ort_lib" MOAT_REQUIRE_ONNX=1 CGO_ENABLED=1 go test -count=1 -timeout 10m -tags onnx ./redact/model/...
+	{ CGO_ENABLED=1 go vet -tags onnx ./redact/... ./internal/cli/... &&
+		MOAT_ONNXRUNTIME_LIB="$ort_lib" MOAT_REQUIRE_ONNX=1 CGO_ENABLED=1 go test -count=1 -timeout 10m -tags onnx ./redact/model/...; } ||
+		failed_steps+=("privacy filter model engine")
 else
 	echo "SKIP: the model engine's tagged tests did NOT run (no libonnxruntime.so.1 from onnxruntime-node, or no python3-onnx)" >&2
 fi
