@@ -181,12 +181,13 @@ echo "started (logs in $suite_dir)"
 # the commands, so nothing rots. Linking each package's test binary as
 # well would add nothing vet and the build do not already check, and took
 # most of this step's time. One go command per target builds its packages
-# in parallel; the four targets run at once.
-step "cross-compile: vet and build for darwin and windows, amd64 and arm64"
+# in parallel; the four targets run at once, in the background too, while
+# the unit tests run.
+step "cross-compile: vet and build for darwin and windows, amd64 and arm64 (in the background)"
 cross_start=$SECONDS
 cross_dir=$(mktemp -d)
-cleanups+=('rm -rf "$cross_dir"')
 cross_pids=()
+cleanups=('for e in "${cross_pids[@]}"; do pkill -P "${e%%:*}" 2>/dev/null || true; kill "${e%%:*}" 2>/dev/null || true; done' "${cleanups[@]}" 'rm -rf "$cross_dir"')
 for os in darwin windows; do
 	for arch in amd64 arm64; do
 		(GOOS=$os GOARCH=$arch CGO_ENABLED=0 go vet ./... &&
@@ -194,17 +195,7 @@ for os in darwin windows; do
 		cross_pids+=("$!:$os-$arch")
 	done
 done
-cross_failed=0
-for entry in "${cross_pids[@]}"; do
-	if ! wait "${entry%%:*}"; then
-		echo "cross-compile ${entry#*:} failed:" >&2
-		cat "$cross_dir/${entry#*:}.log" >&2
-		cross_failed=1
-	fi
-done
-[ "$cross_failed" = 0 ] || failed_steps+=("cross-compile")
-timing "cross-compile (4 targets)" $((SECONDS - cross_start))
-echo "ok  	darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 ($((SECONDS - cross_start)) s)"
+echo "started"
 
 step "unit and integration tests"
 t0=$SECONDS
@@ -239,6 +230,20 @@ else
 	echo "SKIP: the model engine's tagged tests did NOT run (no libonnxruntime.so.1 from onnxruntime-node, or no python3-onnx)" >&2
 fi
 timing "privacy filter model engine" $((SECONDS - t0))
+
+step "cross-compile: waiting for darwin and windows, amd64 and arm64"
+cross_failed=0
+for entry in "${cross_pids[@]}"; do
+	if ! wait "${entry%%:*}"; then
+		echo "cross-compile ${entry#*:} failed:" >&2
+		cat "$cross_dir/${entry#*:}.log" >&2
+		cross_failed=1
+	fi
+done
+cross_pids=()
+[ "$cross_failed" = 0 ] || failed_steps+=("cross-compile")
+timing "cross-compile (4 targets, background)" $((SECONDS - cross_start))
+echo "ok  	darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 ($((SECONDS - cross_start)) s)"
 
 # The background suites: wait for each, then print its summary (and, on
 # failure, the failing tests' output).
