@@ -119,9 +119,32 @@ func npmSetup(e *fixtureEnv, s *standIns) {
   "scripts": {"test": "node test.js", "start": "node index.js"},
   "dependencies": {"` + npmDep + `": "^1.0.0"}}
 `,
-		"index.js": "console.log(require('" + npmDep + "')());\n",
-		"test.js":  "const assert = require('assert');\nassert.strictEqual(require('" + npmDep + "')(), '" + npmDep + " ok');\nconsole.log('test passed');\n",
+		// A lockfile too, for a recipe that runs npm ci.
+		"package-lock.json": npmLock(e.npm),
+		"index.js":          "console.log(require('" + npmDep + "')());\n",
+		"test.js":           "const assert = require('assert');\nassert.strictEqual(require('" + npmDep + "')(), '" + npmDep + " ok');\nconsole.log('test passed');\n",
 	})
+}
+
+// npmLock is the package-lock.json (v3) of the fixture's package, its
+// dependency resolved at the registry stand-in.
+func npmLock(reg *npmRegistry) string {
+	lock := map[string]any{
+		"name": "recipe-app", "version": "1.0.0", "lockfileVersion": 3, "requires": true,
+		"packages": map[string]any{
+			"": map[string]any{"name": "recipe-app", "version": "1.0.0", "dependencies": map[string]string{npmDep: "^1.0.0"}},
+			"node_modules/" + npmDep: map[string]any{
+				"version":   "1.0.0",
+				"resolved":  "http://" + reg.Addr + "/" + npmDep + "/-/" + tarballName(npmDep),
+				"integrity": npmIntegrity(npmTarball(npmDep)),
+			},
+		},
+	}
+	b, err := json.MarshalIndent(lock, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return string(b) + "\n"
 }
 
 // npmCheck: when the recipe allowed the registry, npm fetched from the
@@ -150,9 +173,20 @@ const pipDep = "moat-recipe-dep"
 // package the recipe's commands name (-p, --package, pip install).
 func pipSetup(e *fixtureEnv, s *standIns) {
 	mod := strings.ReplaceAll(pipDep, "-", "_")
+	named := pipNames(e.commands)
+	// main.py imports what the recipe installs by name (moat python -p
+	// P main.py), or else the requirement.
+	mainPy := "import " + mod + "\nprint(" + mod + ".OK)\n"
+	if len(named) > 0 {
+		mainPy = ""
+		for _, n := range named {
+			m := pyModule(n)
+			mainPy += "import " + m + "\nprint(" + m + ".OK)\n"
+		}
+	}
 	e.write(map[string]string{
 		"requirements.txt": pipDep + "\n",
-		"main.py":          "import " + mod + "\nprint(" + mod + ".OK)\n",
+		"main.py":          mainPy,
 		"test_main.py":     "import unittest\nimport " + mod + "\n\n\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertEqual(" + mod + ".OK, '" + pipDep + " ok')\n\n\nif __name__ == '__main__':\n    unittest.main()\n",
 	})
 	wheels := e.t.TempDir()
@@ -160,9 +194,8 @@ func pipSetup(e *fixtureEnv, s *standIns) {
 		e.t.Fatal(err)
 	}
 	s.Wheels = wheels
-	names := append([]string{pipDep}, pipNames(e.commands)...)
-	for _, n := range names {
-		norm := strings.ToLower(strings.NewReplacer("-", "_", ".", "_").Replace(n))
+	for _, n := range append([]string{pipDep}, named...) {
+		norm := pyModule(n)
 		whl, err := moattest.Wheel(norm, "1.0.0", "a recipe fixture", moattest.WheelFile{Name: norm + "/__init__.py", Content: "OK = " + strconvQuote(n+" ok") + "\n"})
 		if err != nil {
 			e.t.Fatal(err)
@@ -171,6 +204,11 @@ func pipSetup(e *fixtureEnv, s *standIns) {
 			e.t.Fatal(err)
 		}
 	}
+}
+
+// pyModule is the module (and wheel) name of the project name n.
+func pyModule(n string) string {
+	return strings.ToLower(strings.NewReplacer("-", "_", ".", "_").Replace(n))
 }
 
 // strconvQuote is a Python string literal of s (names are plain ASCII).

@@ -76,7 +76,6 @@ func (reg *npmRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	reg.Packument.Add(1)
 	tgz := npmTarball(p)
 	sha1sum := sha1.Sum(tgz)
-	sha512sum := sha512.Sum512(tgz)
 	doc := map[string]any{
 		"name":      p,
 		"dist-tags": map[string]string{"latest": "1.0.0"},
@@ -85,12 +84,18 @@ func (reg *npmRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"dist": map[string]string{
 				"tarball":   "http://" + reg.Addr + "/" + p + "/-/" + tarballName(p),
 				"shasum":    hex.EncodeToString(sha1sum[:]),
-				"integrity": "sha512-" + base64.StdEncoding.EncodeToString(sha512sum[:]),
+				"integrity": npmIntegrity(tgz),
 			},
 		}},
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(doc)
+}
+
+// npmIntegrity is the subresource integrity string of tgz (sha512).
+func npmIntegrity(tgz []byte) string {
+	sum := sha512.Sum512(tgz)
+	return "sha512-" + base64.StdEncoding.EncodeToString(sum[:])
 }
 
 // tarballName is the file name of name's 1.0.0 tarball: its name without
