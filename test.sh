@@ -85,10 +85,11 @@ failed_steps=()
 timing() { timings+=("$(printf '%-58s %4d s' "$1" "$2")"); }
 
 # The suites that run as the unprivileged test user (the escape battery,
-# the workloads and the README's recipes) spend most of their time waiting
-# on sandboxes, toolchains and deadlines, not computing: they run in the
-# background, concurrently with the cross-compile and the unit tests, and
-# the script waits for all of them at the end. Their output goes to log
+# the workloads and the README's recipes) spend much of their time waiting
+# on sandboxes, deadlines and one another (the battery's serial tests): they
+# run in the background, the battery beside the workloads and then the
+# recipes, concurrently with the cross-compile and the unit tests, and the
+# script waits for all of them at the end. Their output goes to log
 # files, printed (filtered) once each ends.
 step "starting the escape battery, the workloads and the recipes (as an unprivileged user, in the background)"
 t0=$SECONDS
