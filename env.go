@@ -40,6 +40,9 @@ func (s *Sandbox) baseEnv() []string {
 	for _, kv := range s.toolchainEnv() {
 		env = mergeEnv(env, kv)
 	}
+	for _, kv := range quietEnv { // env_quiet.go
+		env = mergeEnv(env, kv)
+	}
 	for _, kv := range s.proxy.env() {
 		env = mergeEnv(env, kv)
 	}

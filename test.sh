@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs moat's whole test suite: vet for every OS, unit and integration tests,
 # the escape battery, which attacks the sandbox for real as an unprivileged
-# user, and the workloads, real toolchains (Go, Python, C, npm) building
-# real projects in sandboxes, offline, as that user too.
+# user, the workloads, real toolchains (Go, Python, C, npm) building real
+# projects in sandboxes, offline, as that user too, and every moat command
+# of the README's recipes, against loopback stand-ins of the registries
+# (test/recipes), as that user.
 #
 # Run as root (CI does), it first installs what the tests need from apt and
 # creates that user. Run as an ordinary user, it expects those tools to be
@@ -21,7 +23,7 @@ done
 export PATH
 
 TEST_USER="${MOAT_TEST_USER:-moattest}"
-PACKAGES=(bubblewrap gcc libc6-dev make git python3 python3-pip python3-venv python3-numpy python3-pandas python3-matplotlib python3-yaml curl strace util-linux iproute2 socat procps python3-onnx)
+PACKAGES=(bubblewrap gcc libc6-dev make git python3 python3-pip python3-venv python3-numpy python3-pandas python3-matplotlib python3-yaml curl strace util-linux iproute2 socat procps python3-onnx cargo)
 # npm comes with NodeSource's nodejs; Debian packages it on its own.
 command -v npm >/dev/null || PACKAGES+=(npm)
 
@@ -57,7 +59,7 @@ if [ "$(id -u)" = 0 ]; then
 	uid=$(id -u "$TEST_USER")
 	install -d -o "$TEST_USER" -g "$TEST_USER" -m 0700 "/run/user/$uid"
 fi
-for tool in go gcc cc make git python3 curl strace setpriv node npm; do
+for tool in go gcc cc make git python3 curl strace setpriv node npm cargo rustc; do
 	command -v "$tool" >/dev/null || die "$tool is missing (PATH=$PATH); run as root to install test dependencies"
 done
 /usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null || die "/usr/bin/python3 has no venv/ensurepip module; run as root to install python3-venv"
@@ -71,39 +73,139 @@ if [ -n "$unformatted" ]; then
 fi
 
 step "go vet (linux)"
+t0=$SECONDS
 CGO_ENABLED=0 go vet ./...
+echo "ok  	go vet (linux) ($((SECONDS - t0)) s)"
 
-# The macOS and Windows backends cannot run here: vet every package and
-# compile every package's tests (their integration tests included) for
-# both OSes and both architectures, so nothing rots. One go command per
-# target builds its packages in parallel; the four targets run at once.
-step "cross-compile: vet and test binaries for darwin and windows, amd64 and arm64"
+# Timings of each step, printed at the end, and the steps that failed:
+# once the suites run in the background, a failed step is reported at the
+# end, with theirs, instead of stopping the script.
+timings=()
+failed_steps=()
+timing() { timings+=("$(printf '%-58s %4d s' "$1" "$2")"); }
+
+# The suites that run as the unprivileged test user (the escape battery,
+# the workloads and the README's recipes) spend much of their time waiting
+# on sandboxes, deadlines and one another (the battery's serial tests): they
+# run in the background, the battery beside the workloads and then the
+# recipes, concurrently with the cross-compile and the unit tests, and the
+# script waits for all of them at the end. Their output goes to log
+# files, printed (filtered) once each ends.
+step "starting the escape battery, the workloads and the recipes (as an unprivileged user, in the background)"
+t0=$SECONDS
+suite_dir=$(mktemp -d /var/tmp/moat-suites.XXXXXX)
+cleanups+=('rm -rf "$suite_dir"')
+chmod 755 "$suite_dir"
+# The three suites' test binaries, built by one go command.
+go test -c -o "$suite_dir/" ./test/escape ./test/workloads ./test/recipes
+# The README the recipes come from, where the test user can read it
+# (MOAT_RECIPES_README, when set, names another one).
+install -m 0644 "${MOAT_RECIPES_README:-README.md}" "$suite_dir/README.md"
+timing "building the suites' test binaries" $((SECONDS - t0))
+suite_pids=()
+if [ "$(id -u)" = 0 ]; then
+	# Fake device nodes (each one is /dev/null: char 1:3), for the battery
+	# to check each class is denied without its switch and open with it:
+	# GPU (AllowGPU), NPU (AllowNPU), hardware (AllowHardware), and nodes
+	# no switch opens. They are made before any suite starts, since the
+	# root package's TestDeviceClassesAsRoot, running meanwhile, reuses the
+	# nodes it finds (and then leaves them). Only nodes and directories
+	# this script creates are removed afterwards.
+	fake_nodes=()
+	fake_dirs=()
+	for node in /dev/nvidia0 /dev/nvidiactl /dev/dri/renderD128 \
+		/dev/accel/accel0 /dev/davinci0 /dev/davinci_manager /dev/devmm_svm /dev/hisi_hdc /dev/neuron0 /dev/vfio/vfio \
+		/dev/bus/usb/001/001 /dev/ttyUSB0 /dev/ttyACM0 /dev/video0 /dev/media0 /dev/snd/controlC0 \
+		/dev/hidraw0 /dev/input/event0 /dev/uinput; do
+		if [ ! -e "$node" ]; then
+			d=$(dirname "$node")
+			missing=()
+			while [ ! -e "$d" ]; do missing=("$d" "${missing[@]}"); d=$(dirname "$d"); done
+			for d in "${missing[@]}"; do mkdir "$d"; fake_dirs=("$d" "${fake_dirs[@]}"); done
+			mknod -m 0666 "$node" c 1 3
+			fake_nodes+=("$node")
+		fi
+	done
+	cleanups+=('for n in "${fake_nodes[@]}"; do rm -f "$n"; done; for d in "${fake_dirs[@]}"; do rmdir "$d" 2>/dev/null || true; done')
+	# A toolchain directory of its own under /usr/local, for the PATH
+	# workload; removed afterwards only if this script made it.
+	tool_dir=/usr/local/moat-test-tool
+	if [ ! -e "$tool_dir" ]; then
+		install -d -m 0755 "$tool_dir/bin"
+		printf '#!/bin/sh\necho test-tool-ran\n' >"$tool_dir/bin/moat-test-tool"
+		chmod 755 "$tool_dir/bin/moat-test-tool"
+		cleanups+=('rm -rf "$tool_dir"')
+	fi
+	user_home=$(getent passwd "$TEST_USER" | cut -d: -f6)
+	# The battery's runs leave moat state (run journals, the quarantine of
+	# what sandboxes created in writable places) in the test user's home:
+	# remove it afterwards. It stays out of temp directories, which its
+	# protection would otherwise seal. The workloads and the recipes keep
+	# theirs (state and caches) apart, in the suites' directory, so that
+	# the concurrent suites never see each other's records.
+	cleanups+=('rm -rf "$user_home/.local/state/moat"')
+	install -d -o "$TEST_USER" -g "$TEST_USER" -m 0700 "$suite_dir/wl-state" "$suite_dir/wl-cache"
+	chmod 755 "$suite_dir"/*.test
+	as_user() {
+		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
+			env -i PATH="$tool_dir/bin:/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin" HOME="$user_home" USER="$TEST_USER" LANG=C.UTF-8 "$@"
+	}
+	(cd "$suite_dir" && s=$SECONDS && as_user ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
+	suite_pids+=("$!")
+	(cd "$suite_dir" && s=$SECONDS &&
+		as_user XDG_STATE_HOME="$suite_dir/wl-state" XDG_CACHE_HOME="$suite_dir/wl-cache" MOAT_WORKLOADS_TOOL="$tool_dir/bin/moat-test-tool" \
+			./workloads.test -test.v -test.count=1 -test.timeout 30m >workloads.log 2>&1
+		echo "$? $((SECONDS - s))" >workloads.status
+		s=$SECONDS
+		as_user XDG_STATE_HOME="$suite_dir/wl-state" XDG_CACHE_HOME="$suite_dir/wl-cache" MOAT_RECIPES_README="$suite_dir/README.md" \
+			./recipes.test -test.v -test.count=1 -test.timeout 30m >recipes.log 2>&1
+		echo "$? $((SECONDS - s))" >recipes.status) &
+	suite_pids+=("$!")
+else
+	# As an ordinary user: the same suites, as yourself.
+	(cd "$suite_dir" && s=$SECONDS && ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
+	suite_pids+=("$!")
+	(cd "$suite_dir" && s=$SECONDS && ./workloads.test -test.v -test.count=1 -test.timeout 30m >workloads.log 2>&1
+		echo "$? $((SECONDS - s))" >workloads.status
+		s=$SECONDS
+		MOAT_RECIPES_README="$suite_dir/README.md" ./recipes.test -test.v -test.count=1 -test.timeout 30m >recipes.log 2>&1
+		echo "$? $((SECONDS - s))" >recipes.status) &
+	suite_pids+=("$!")
+fi
+# Stop the background suites if the script ends early (a failed step).
+cleanups=('for p in "${suite_pids[@]}"; do pkill -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done; wait' "${cleanups[@]}")
+echo "started (logs in $suite_dir)"
+
+# The macOS and Windows backends cannot run here: vet every package (vet
+# type-checks each package's tests too, integration tests included) for
+# both OSes and both architectures, and build every package, which links
+# the commands, so nothing rots. Linking each package's test binary as
+# well would add nothing vet and the build do not already check, and took
+# most of this step's time. One go command per target builds its packages
+# in parallel; the four targets run at once, in the background too, while
+# the unit tests run.
+step "cross-compile: vet and build for darwin and windows, amd64 and arm64 (in the background)"
 cross_start=$SECONDS
 cross_dir=$(mktemp -d)
-cleanups+=('rm -rf "$cross_dir"')
 cross_pids=()
+cleanups=('for e in "${cross_pids[@]}"; do pkill -P "${e%%:*}" 2>/dev/null || true; kill "${e%%:*}" 2>/dev/null || true; done' "${cleanups[@]}" 'rm -rf "$cross_dir"')
 for os in darwin windows; do
 	for arch in amd64 arm64; do
 		(GOOS=$os GOARCH=$arch CGO_ENABLED=0 go vet ./... &&
-			GOOS=$os GOARCH=$arch CGO_ENABLED=0 go test -c -o /dev/null ./... >/dev/null) >"$cross_dir/$os-$arch.log" 2>&1 &
+			GOOS=$os GOARCH=$arch CGO_ENABLED=0 go build ./... >/dev/null) >"$cross_dir/$os-$arch.log" 2>&1 &
 		cross_pids+=("$!:$os-$arch")
 	done
 done
-cross_failed=0
-for entry in "${cross_pids[@]}"; do
-	if ! wait "${entry%%:*}"; then
-		echo "cross-compile ${entry#*:} failed:" >&2
-		cat "$cross_dir/${entry#*:}.log" >&2
-		cross_failed=1
-	fi
-done
-[ "$cross_failed" = 0 ] || exit 1
-echo "ok  	darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 ($((SECONDS - cross_start)) s)"
+echo "started"
 
 step "unit and integration tests"
-go test -count=1 -timeout 30m $(go list ./... | grep -v -e /test/escape -e /test/workloads)
+t0=$SECONDS
+go test -count=1 -timeout 30m $(go list ./... | grep -v -e /test/escape -e /test/workloads -e /test/recipes) ||
+	failed_steps+=("unit and integration tests")
+timing "unit and integration tests" $((SECONDS - t0))
 
 step "privacy filter model engine (cgo, -tags onnx)"
+t0=$SECONDS
 # The ONNX engine's tests need libonnxruntime.so.1, taken from npm's
 # onnxruntime-node package (npm pack runs no install script), and Debian's
 # python3-onnx, which builds the tiny test model. onnxruntime_go v1.27.0
@@ -122,79 +224,61 @@ if [ -n "$ort_lib" ] && [ ! -f "$ort_lib" ]; then
 		echo "test.sh: could not fetch onnxruntime-node $ort_version from npm" >&2
 fi
 if [ -n "$ort_lib" ] && [ -f "$ort_lib" ] && /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
-	CGO_ENABLED=1 go vet -tags onnx ./redact/... ./internal/cli/...
-	MOAT_ONNXRUNTIME_LIB="$ort_lib" MOAT_REQUIRE_ONNX=1 CGO_ENABLED=1 go test -count=1 -timeout 10m -tags onnx ./redact/model/...
+	{ CGO_ENABLED=1 go vet -tags onnx ./redact/... ./internal/cli/... &&
+		MOAT_ONNXRUNTIME_LIB="$ort_lib" MOAT_REQUIRE_ONNX=1 CGO_ENABLED=1 go test -count=1 -timeout 10m -tags onnx ./redact/model/...; } ||
+		failed_steps+=("privacy filter model engine")
 else
 	echo "SKIP: the model engine's tagged tests did NOT run (no libonnxruntime.so.1 from onnxruntime-node, or no python3-onnx)" >&2
 fi
+timing "privacy filter model engine" $((SECONDS - t0))
 
-step "escape battery as an unprivileged user"
-if [ "$(id -u)" = 0 ]; then
-	bindir=$(mktemp -d /var/tmp/moat-escape.XXXXXX)
-	# Fake device nodes (each one is /dev/null: char 1:3), for the battery
-	# to check each class is denied without its switch and open with it:
-	# GPU (AllowGPU), NPU (AllowNPU), hardware (AllowHardware), and nodes
-	# no switch opens. Only nodes and directories this script creates are
-	# removed afterwards.
-	fake_nodes=()
-	fake_dirs=()
-	for node in /dev/nvidia0 /dev/nvidiactl /dev/dri/renderD128 \
-		/dev/accel/accel0 /dev/davinci0 /dev/davinci_manager /dev/devmm_svm /dev/hisi_hdc /dev/neuron0 /dev/vfio/vfio \
-		/dev/bus/usb/001/001 /dev/ttyUSB0 /dev/ttyACM0 /dev/video0 /dev/media0 /dev/snd/controlC0 \
-		/dev/hidraw0 /dev/input/event0 /dev/uinput; do
-		if [ ! -e "$node" ]; then
-			d=$(dirname "$node")
-			missing=()
-			while [ ! -e "$d" ]; do missing=("$d" "${missing[@]}"); d=$(dirname "$d"); done
-			for d in "${missing[@]}"; do mkdir "$d"; fake_dirs=("$d" "${fake_dirs[@]}"); done
-			mknod -m 0666 "$node" c 1 3
-			fake_nodes+=("$node")
-		fi
-	done
-	cleanups+=('rm -rf "$bindir"; for n in "${fake_nodes[@]}"; do rm -f "$n"; done; for d in "${fake_dirs[@]}"; do rmdir "$d" 2>/dev/null || true; done')
-	chmod 755 "$bindir"
-	go test -c -o "$bindir/escape.test" ./test/escape
-	chmod 755 "$bindir/escape.test"
-	user_home=$(getent passwd "$TEST_USER" | cut -d: -f6)
-	# The battery's runs leave moat state (run journals, the quarantine of
-	# what sandboxes created in writable places) in the test user's home:
-	# remove it afterwards. It stays out of temp directories, which its
-	# protection would otherwise seal.
-	cleanups+=('rm -rf "$user_home/.local/state/moat"')
-	(cd "$bindir" && setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
-		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$user_home" USER="$TEST_USER" LANG=C.UTF-8 \
-		./escape.test -test.v -test.count=1 -test.timeout 20m) | tee "$bindir/escape.log" |
-		grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|PASS|FAIL|ok|panic)|SKIP' || true
-	grep -q '^PASS$' "$bindir/escape.log" || { echo "escape battery failed" >&2; grep -B5 -A30 -- '--- FAIL' "$bindir/escape.log" | head -200 >&2; exit 1; }
-	echo "ok  	github.com/moat-sandbox/moat/test/escape (as $TEST_USER)"
-else
-	go test -count=1 -timeout 20m -v ./test/escape
-fi
-
-step "workloads (Go, Python, C, npm, PATH; offline) as an unprivileged user"
-if [ "$(id -u)" = 0 ]; then
-	# A toolchain directory of its own under /usr/local, for the PATH
-	# workload; removed afterwards only if this script made it.
-	tool_dir=/usr/local/moat-test-tool
-	if [ ! -e "$tool_dir" ]; then
-		install -d -m 0755 "$tool_dir/bin"
-		printf '#!/bin/sh\necho test-tool-ran\n' >"$tool_dir/bin/moat-test-tool"
-		chmod 755 "$tool_dir/bin/moat-test-tool"
-		cleanups+=('rm -rf "$tool_dir"')
+step "cross-compile: waiting for darwin and windows, amd64 and arm64"
+cross_failed=0
+for entry in "${cross_pids[@]}"; do
+	if ! wait "${entry%%:*}"; then
+		echo "cross-compile ${entry#*:} failed:" >&2
+		cat "$cross_dir/${entry#*:}.log" >&2
+		cross_failed=1
 	fi
-	wldir=$(mktemp -d /var/tmp/moat-workloads.XXXXXX)
-	cleanups+=('rm -rf "$wldir"')
-	chmod 755 "$wldir"
-	go test -c -o "$wldir/workloads.test" ./test/workloads
-	chmod 755 "$wldir/workloads.test"
-	user_home=$(getent passwd "$TEST_USER" | cut -d: -f6)
-	(cd "$wldir" && setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
-		env -i PATH="$tool_dir/bin:/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin" HOME="$user_home" USER="$TEST_USER" LANG=C.UTF-8 \
-		MOAT_WORKLOADS_TOOL="$tool_dir/bin/moat-test-tool" \
-		./workloads.test -test.v -test.count=1 -test.timeout 30m) | tee "$wldir/workloads.log" |
-		grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|PASS|FAIL|ok|panic)|SKIP' || true
-	grep -q '^PASS$' "$wldir/workloads.log" || { echo "workloads failed" >&2; grep -B5 -A40 -- '--- FAIL' "$wldir/workloads.log" | head -300 >&2; exit 1; }
-	echo "ok  	github.com/moat-sandbox/moat/test/workloads (as $TEST_USER)"
-else
-	go test -count=1 -timeout 30m -v ./test/workloads
+done
+cross_pids=()
+[ "$cross_failed" = 0 ] || failed_steps+=("cross-compile")
+timing "cross-compile (4 targets, background)" $((SECONDS - cross_start))
+echo "ok  	darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 ($((SECONDS - cross_start)) s)"
+
+# The background suites: wait for each, then print its summary (and, on
+# failure, the failing tests' output).
+step "waiting for the escape battery, the workloads and the recipes"
+t0=$SECONDS
+for p in "${suite_pids[@]}"; do wait "$p" || true; done
+suite_pids=()
+timing "waiting for the background suites" $((SECONDS - t0))
+who="as $TEST_USER"
+[ "$(id -u)" = 0 ] || who="as $(id -un)"
+for suite in escape workloads recipes; do
+	case $suite in
+	escape) title="escape battery" ;;
+	workloads) title="workloads (Go, Python, C, npm, PATH; offline)" ;;
+	recipes) title="the README's recipes (loopback registries; offline)" ;;
+	esac
+	step "$title, $who"
+	log="$suite_dir/$suite.log"
+	grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|PASS|FAIL|ok|panic)|SKIP' "$log" || true
+	read -r rc secs 2>/dev/null <"$suite_dir/$suite.status" || { rc=1; secs=0; }
+	timing "$title (background)" "$secs"
+	if [ "$rc" = 0 ] && grep -q '^PASS$' "$log"; then
+		echo "ok  	github.com/moat-sandbox/moat/test/$suite ($who, $secs s)"
+	else
+		echo "$suite failed (exit $rc)" >&2
+		grep -B5 -A40 -- '--- FAIL' "$log" | head -300 >&2 || tail -50 "$log" >&2
+		failed_steps+=("$suite")
+	fi
+done
+
+step "time per step (the suites ran in the background, at the same time as the steps above)"
+printf '%s\n' "${timings[@]}"
+echo "total: $SECONDS s"
+if [ "${#failed_steps[@]}" -gt 0 ]; then
+	echo "test.sh: failed: ${failed_steps[*]}" >&2
+	exit 1
 fi
