@@ -150,7 +150,14 @@ if [ "$(id -u)" = 0 ]; then
 		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
 			env -i PATH="$tool_dir/bin:/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin" HOME="$user_home" USER="$TEST_USER" LANG=C.UTF-8 "$@"
 	}
-	(cd "$suite_dir" && s=$SECONDS && as_user ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
+	# A directory in shared temp that only root can write, for the battery
+	# to check that a passed variable naming it shows it read-only.
+	root_temp=$(mktemp -d /var/tmp/moat-roottemp.XXXXXX)
+	chmod 755 "$root_temp"
+	echo data >"$root_temp/f"
+	chmod 644 "$root_temp/f"
+	cleanups+=('rm -rf "$root_temp"')
+	(cd "$suite_dir" && s=$SECONDS && as_user MOAT_ESCAPE_ROOT_TEMP="$root_temp" ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
 	suite_pids+=("$!")
 	(cd "$suite_dir" && s=$SECONDS &&
 		as_user XDG_STATE_HOME="$suite_dir/wl-state" XDG_CACHE_HOME="$suite_dir/wl-cache" MOAT_WORKLOADS_TOOL="$tool_dir/bin/moat-test-tool" \

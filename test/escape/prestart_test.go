@@ -294,9 +294,12 @@ func TestSharedTempDirNamedByVariable(t *testing.T) {
 		t.Fatalf("control: --readable %s should show it, with no moat: line: %s", d, c)
 	}
 
-	root := rootOnlyTempDir()
+	root := os.Getenv("MOAT_ESCAPE_ROOT_TEMP") // test.sh makes one as root
 	if root == "" {
-		t.Skip("PRECONDITION MISSING: no directory in /tmp or /var/tmp that only root can write and anyone can read; the rule for showing one is covered by internal/hostview TestSharedTempDir")
+		root = rootOnlyTempDir()
+	}
+	if root == "" {
+		t.Skip("PRECONDITION MISSING: no directory in /tmp or /var/tmp that only root can write and anyone can read (test.sh run as root makes one: MOAT_ESCAPE_ROOT_TEMP); the rule for showing one is covered by internal/hostview TestSharedTempDir")
 	}
 	probe := "ls " + root + " >/dev/null && echo LISTED; touch " + root + "/moat-probe 2>/dev/null && echo WROTE"
 	shown := moatCLI(t, t.TempDir(), nil, "run", "--env", "MYDATA="+root, "--", "sh", "-c", probe)
