@@ -10,7 +10,7 @@ import (
 // forwardedSignals are the signals moat relays to the sandbox instead of
 // dying of them: the command decides what they mean, and moat exits with
 // the command's status.
-var forwardedSignals = append([]os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM}, jobSignals...)
+var forwardedSignals = append(append([]os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM}, userSignals...), jobSignals...)
 
 // forwarder catches forwardedSignals from its creation, so none is lost
 // while the sandbox starts, and relays them to a process once it runs.
