@@ -38,6 +38,6 @@ func HelperMain(role string) {
 
 // writeStatus writes one status line on fd.
 func writeStatus(fd int, s status) {
-	b, _ := json.Marshal(s)
+	b, _ := json.Marshal(wireOut(s))
 	_, _ = unix.Write(fd, append(b, '\n'))
 }

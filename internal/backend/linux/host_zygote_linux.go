@@ -392,6 +392,7 @@ func (e *Engine) finishZygote(z *zygote, statusR *os.File, hs helperSpec, useNS 
 	var st status
 	if err == nil {
 		err = json.Unmarshal(line, &st)
+		wireIn(&st)
 	}
 	switch {
 	case err != nil:

@@ -133,8 +133,9 @@ const maxMessage = 160 << 10
 const maxFiles = 250
 
 // sendMessage sends v as one JSON message, with files attached.
+// Strings that are not valid UTF-8 travel escaped (wirebytes_linux.go).
 func sendMessage(sock int, v any, files []int) error {
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(wireOut(v))
 	if err != nil {
 		return err
 	}
@@ -182,6 +183,7 @@ func recvMessage(sock int, v any) ([]int, error) {
 			closeFDs(fds)
 			return nil, fmt.Errorf("decoding message: %w", err)
 		}
+		wireIn(v)
 		return fds, nil
 	}
 }

@@ -1,0 +1,163 @@
+package linux
+
+import (
+	"reflect"
+	"strings"
+	"unicode/utf8"
+)
+
+// JSON holds only UTF-8 text: encoding/json replaces every byte that is not
+// valid UTF-8 with U+FFFD, so a path, argument or variable with such a byte
+// (legal on Linux, where names are bytes) would reach the helper as another
+// name. Every string of a message is therefore sent escaped when it is not
+// valid UTF-8 or holds a NUL: a NUL becomes NUL NUL, and a byte that is not
+// valid UTF-8 becomes NUL and two hex digits. Valid text without a NUL, the
+// usual case, goes unchanged.
+
+// wireEscape returns s in the wire's escaped form.
+func wireEscape(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	const hex = "0123456789abcdef"
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case s[i] == 0:
+			b.WriteString("\x00\x00")
+		case r == utf8.RuneError && n == 1:
+			b.WriteByte(0)
+			b.WriteByte(hex[s[i]>>4])
+			b.WriteByte(hex[s[i]&0xf])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// wireUnescape reverses wireEscape. An escape cut short or with a digit that
+// is not hex is kept as it came.
+func wireUnescape(s string) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != 0 {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == 0 {
+			b.WriteByte(0)
+			i++
+			continue
+		}
+		if i+2 < len(s) {
+			hi, ok1 := unhex(s[i+1])
+			lo, ok2 := unhex(s[i+2])
+			if ok1 && ok2 {
+				b.WriteByte(hi<<4 | lo)
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+// mapStrings returns a copy of v with f applied to every string in it:
+// struct fields, slice, array and map elements, map keys, through pointers
+// and interfaces. Values without strings are returned as they are, shared.
+// Unexported fields, which JSON skips too, are not copied.
+func mapStrings(v reflect.Value, f func(string) string) reflect.Value {
+	switch v.Kind() {
+	case reflect.String:
+		s := f(v.String())
+		if s == v.String() {
+			return v
+		}
+		out := reflect.New(v.Type()).Elem()
+		out.SetString(s)
+		return out
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		e := mapStrings(v.Elem(), f)
+		if v.Kind() == reflect.Interface {
+			out := reflect.New(v.Type()).Elem()
+			out.Set(e)
+			return out
+		}
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(e)
+		return p
+	case reflect.Struct:
+		out := reflect.New(v.Type()).Elem()
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				out.Field(i).Set(mapStrings(v.Field(i), f))
+			}
+		}
+		return out
+	case reflect.Slice:
+		if v.IsNil() || v.Type().Elem().Kind() == reflect.Uint8 {
+			return v
+		}
+		out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := 0; i < v.Len(); i++ {
+			out.Index(i).Set(mapStrings(v.Index(i), f))
+		}
+		return out
+	case reflect.Array:
+		out := reflect.New(v.Type()).Elem()
+		for i := 0; i < v.Len(); i++ {
+			out.Index(i).Set(mapStrings(v.Index(i), f))
+		}
+		return out
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			out.SetMapIndex(mapStrings(it.Key(), f), mapStrings(it.Value(), f))
+		}
+		return out
+	}
+	return v
+}
+
+// wireOut is v with its strings escaped for the wire.
+func wireOut(v any) any {
+	if v == nil {
+		return nil
+	}
+	return mapStrings(reflect.ValueOf(v), wireEscape).Interface()
+}
+
+// wireIn unescapes the strings of *p, a message just decoded, in place.
+func wireIn(p any) {
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return
+	}
+	e := v.Elem()
+	e.Set(mapStrings(e, wireUnescape))
+}
