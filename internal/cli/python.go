@@ -238,7 +238,7 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 	ctx, building := sigs.stopOn(context.Background())
 	v, err := mgr.Create(ctx, vc)
 	if s := building(); s != nil {
-		fmt.Fprintln(std.err, errorLine(fmt.Errorf("venv: the build was stopped by %s; nothing half built was kept", signalName(s))))
+		fmt.Fprintln(std.err, errorLine(fmt.Errorf("venv: the build was stopped by %s; what it had made was removed", signalName(s))))
 		return &exitStatus{code: 128 + signalNumber(s)}
 	}
 	if err != nil {
