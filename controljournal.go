@@ -13,9 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/moat-sandbox/moat/internal/gitguard"
 	"github.com/moat-sandbox/moat/internal/paths"
+	quarantinedir "github.com/moat-sandbox/moat/internal/quarantine"
 	"github.com/moat-sandbox/moat/internal/spec"
 	"github.com/moat-sandbox/moat/internal/workspace"
 )
@@ -395,6 +397,9 @@ func (s *Sandbox) closeJournal() {
 		if !s.journal.keep {
 			_ = os.Remove(s.journal.path)
 		}
+		// Bounded by age and size, at most once an hour, here at the end
+		// of a run and never at its start (internal/quarantine).
+		_ = quarantinedir.AutoPrune(s.journal.root, time.Now())
 		s.journal = nil
 	}
 }
