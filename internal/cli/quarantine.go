@@ -116,7 +116,7 @@ func printEntry(w io.Writer, e quarantine.Entry) {
 			}
 			what := humanBytes(f.Size)
 			if !f.Mode.IsRegular() {
-				what = f.Mode.Type().String()
+				what = f.Kind()
 			}
 			fmt.Fprintf(w, "    %s  (%s)\n", quarantine.Escape(p.Path+"/"+f.Rel, false), what)
 		}

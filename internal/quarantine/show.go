@@ -122,3 +122,17 @@ func kind(m fs.FileMode) string {
 	}
 	return "special file"
 }
+
+// Kind names f's type: "file", "directory", "link", "FIFO", "socket",
+// "device" or "special file".
+func (f File) Kind() string {
+	switch m := f.Mode; {
+	case m.IsRegular():
+		return "file"
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeSymlink != 0:
+		return "link"
+	}
+	return kind(f.Mode)
+}
