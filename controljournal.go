@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moat-sandbox/moat/internal/bytestr"
 	"github.com/moat-sandbox/moat/internal/gitguard"
 	"github.com/moat-sandbox/moat/internal/paths"
 	quarantinedir "github.com/moat-sandbox/moat/internal/quarantine"
@@ -218,7 +219,7 @@ func journalPath(dir, id string) string { return filepath.Join(dir, id+".json") 
 
 // writeJournal writes j atomically, 0600.
 func writeJournal(dir string, j *runJournal) (string, error) {
-	b, err := json.Marshal(j)
+	b, err := json.Marshal(bytestr.Out(j)) // a place's name may hold bytes that are not UTF-8
 	if err != nil {
 		return "", err
 	}
@@ -259,6 +260,7 @@ func parseJournal(b []byte) (*runJournal, error) {
 	if d.More() {
 		return nil, errors.New("trailing data")
 	}
+	bytestr.In(&j)
 	if j.Version != journalVersion {
 		return nil, errors.New("not a moat journal")
 	}

@@ -1,4 +1,12 @@
-package linux
+// Package bytestr carries strings that are bytes (Linux paths, arguments,
+// variables) through JSON, which holds only UTF-8 text: encoding/json
+// replaces every byte that is not valid UTF-8 with U+FFFD, so a name with
+// such a byte (legal on Linux) would come back as another name. Out
+// escapes every string of a value that is not valid UTF-8 or holds a NUL
+// (a NUL becomes NUL NUL, a byte that is not valid UTF-8 NUL and two hex
+// digits); In reverses it. Valid text without a NUL, the usual case, goes
+// unchanged, so a document written before escaping reads the same.
+package bytestr
 
 import (
 	"reflect"
@@ -6,16 +14,8 @@ import (
 	"unicode/utf8"
 )
 
-// JSON holds only UTF-8 text: encoding/json replaces every byte that is not
-// valid UTF-8 with U+FFFD, so a path, argument or variable with such a byte
-// (legal on Linux, where names are bytes) would reach the helper as another
-// name. Every string of a message is therefore sent escaped when it is not
-// valid UTF-8 or holds a NUL: a NUL becomes NUL NUL, and a byte that is not
-// valid UTF-8 becomes NUL and two hex digits. Valid text without a NUL, the
-// usual case, goes unchanged.
-
-// wireEscape returns s in the wire's escaped form.
-func wireEscape(s string) string {
+// Escape returns s in the escaped form.
+func Escape(s string) string {
 	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
 		return s
 	}
@@ -39,9 +39,9 @@ func wireEscape(s string) string {
 	return b.String()
 }
 
-// wireUnescape reverses wireEscape. An escape cut short or with a digit that
+// Unescape reverses Escape. An escape cut short or with a digit that
 // is not hex is kept as it came.
-func wireUnescape(s string) string {
+func Unescape(s string) string {
 	if strings.IndexByte(s, 0) < 0 {
 		return s
 	}
@@ -144,20 +144,21 @@ func mapStrings(v reflect.Value, f func(string) string) reflect.Value {
 	return v
 }
 
-// wireOut is v with its strings escaped for the wire.
-func wireOut(v any) any {
+// Out returns a copy of v with every string escaped, to marshal; v itself
+// is not changed.
+func Out(v any) any {
 	if v == nil {
 		return nil
 	}
-	return mapStrings(reflect.ValueOf(v), wireEscape).Interface()
+	return mapStrings(reflect.ValueOf(v), Escape).Interface()
 }
 
-// wireIn unescapes the strings of *p, a message just decoded, in place.
-func wireIn(p any) {
+// In unescapes, in place, every string of *p, a value just unmarshalled.
+func In(p any) {
 	v := reflect.ValueOf(p)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return
 	}
 	e := v.Elem()
-	e.Set(mapStrings(e, wireUnescape))
+	e.Set(mapStrings(e, Unescape))
 }
