@@ -184,7 +184,7 @@ func newQuarantinePruneCmd(std stdio) *cobra.Command {
 				l.MaxBytes = n
 			}
 			if all {
-				l = quarantine.Limits{MaxAge: time.Nanosecond}
+				l = quarantine.Limits{All: true}
 			}
 			root, err := quarantineRoot()
 			if err != nil {

@@ -17,6 +17,9 @@ type Limits struct {
 	// MaxBytes removes the oldest entries until the rest hold at most this
 	// many bytes; 0 keeps any size.
 	MaxBytes int64
+	// All removes every entry whose run has finished, whatever its age
+	// and size; false applies MaxAge and MaxBytes.
+	All bool
 }
 
 // DefaultLimits are what Close keeps: 30 days, 1 GiB.
@@ -39,7 +42,7 @@ func Prune(root string, l Limits, now time.Time) ([]Entry, error) {
 	for _, e := range ents { // oldest first
 		old := l.MaxAge > 0 && now.Sub(e.Time) > l.MaxAge
 		big := l.MaxBytes > 0 && total > l.MaxBytes
-		if e.Live || !old && !big {
+		if e.Live || !old && !big && !l.All {
 			continue
 		}
 		if err := Remove(root, e.ID); err != nil {
