@@ -144,11 +144,12 @@ func mapStrings(v reflect.Value, f func(string) string) reflect.Value {
 	return v
 }
 
-// Out returns a copy of v with every string escaped, to marshal; v itself
-// is not changed.
+// Out returns v with every string escaped, to marshal: v itself when no
+// string needs it (the usual case, which copies nothing), else a copy; v
+// is never changed.
 func Out(v any) any {
-	if v == nil {
-		return nil
+	if v == nil || !anyString(reflect.ValueOf(v), needsEscape) {
+		return v
 	}
 	return mapStrings(reflect.ValueOf(v), Escape).Interface()
 }
@@ -156,9 +157,46 @@ func Out(v any) any {
 // In unescapes, in place, every string of *p, a value just unmarshalled.
 func In(p any) {
 	v := reflect.ValueOf(p)
-	if v.Kind() != reflect.Pointer || v.IsNil() {
+	if v.Kind() != reflect.Pointer || v.IsNil() || !anyString(v, hasNUL) {
 		return
 	}
 	e := v.Elem()
 	e.Set(mapStrings(e, Unescape))
+}
+
+func needsEscape(s string) bool { return !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 }
+
+func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
+
+// anyString reports whether some string in v (as mapStrings walks it)
+// satisfies pred, without copying anything.
+func anyString(v reflect.Value, pred func(string) bool) bool {
+	switch v.Kind() {
+	case reflect.String:
+		return pred(v.String())
+	case reflect.Pointer, reflect.Interface:
+		return !v.IsNil() && anyString(v.Elem(), pred)
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() && anyString(v.Field(i), pred) {
+				return true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			return false
+		}
+		for i := 0; i < v.Len(); i++ {
+			if anyString(v.Index(i), pred) {
+				return true
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if anyString(it.Key(), pred) || anyString(it.Value(), pred) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -76,3 +76,12 @@ func TestOutInKeepsBytes(t *testing.T) {
 		t.Fatalf("got %+v, want %+v", got, sent)
 	}
 }
+
+// A value with only valid text is passed through as it is: nothing copied.
+func TestOutPassesValidThrough(t *testing.T) {
+	type msg struct{ List []string }
+	m := &msg{List: []string{"a", "é"}}
+	if got := Out(m); got != any(m) {
+		t.Error("Out copied a value that needed no escaping")
+	}
+}
