@@ -13,9 +13,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/moat-sandbox/moat/internal/bytestr"
 	"github.com/moat-sandbox/moat/internal/gitguard"
 	"github.com/moat-sandbox/moat/internal/paths"
+	quarantinedir "github.com/moat-sandbox/moat/internal/quarantine"
 	"github.com/moat-sandbox/moat/internal/spec"
 	"github.com/moat-sandbox/moat/internal/workspace"
 )
@@ -216,7 +219,7 @@ func journalPath(dir, id string) string { return filepath.Join(dir, id+".json") 
 
 // writeJournal writes j atomically, 0600.
 func writeJournal(dir string, j *runJournal) (string, error) {
-	b, err := json.Marshal(j)
+	b, err := json.Marshal(bytestr.Out(j)) // a place's name may hold bytes that are not UTF-8
 	if err != nil {
 		return "", err
 	}
@@ -257,6 +260,7 @@ func parseJournal(b []byte) (*runJournal, error) {
 	if d.More() {
 		return nil, errors.New("trailing data")
 	}
+	bytestr.In(&j)
 	if j.Version != journalVersion {
 		return nil, errors.New("not a moat journal")
 	}
@@ -395,6 +399,9 @@ func (s *Sandbox) closeJournal() {
 		if !s.journal.keep {
 			_ = os.Remove(s.journal.path)
 		}
+		// Bounded by age and size, at most once an hour, here at the end
+		// of a run and never at its start (internal/quarantine).
+		_ = quarantinedir.AutoPrune(s.journal.root, time.Now())
 		s.journal = nil
 	}
 }

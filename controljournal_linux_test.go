@@ -30,10 +30,27 @@ func TestJournalSweepsDeadRun(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		dead bool
-	}{{"dead owner", true}, {"control: live owner", false}} {
+		// bad names the place with a byte that is not UTF-8, beside a
+		// decoy whose name has U+FFFD in its place (what JSON would
+		// have turned the name into) holding a .moat-write of the user's.
+		bad bool
+	}{{"dead owner", true, false}, {"control: live owner", false, false}, {"dead owner, place not UTF-8", true, true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := withStateRoot(t)
 			place := t.TempDir()
+			decoy := ""
+			if tt.bad {
+				parent := place
+				place, decoy = filepath.Join(parent, "bad\xff"), filepath.Join(parent, "bad\uFFFD")
+				for _, d := range []string{place, decoy} {
+					if err := os.Mkdir(d, 0o700); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := os.WriteFile(filepath.Join(decoy, ".moat-write"), []byte("decoy\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if err := os.WriteFile(filepath.Join(place, ".moat-deny"), []byte("user's\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -85,6 +102,11 @@ func TestJournalSweepsDeadRun(t *testing.T) {
 			}
 			if errW == nil || errG == nil {
 				t.Errorf("left in the place: .moat-write %v, .git %v", errW, errG)
+			}
+			if decoy != "" {
+				if b, err := os.ReadFile(filepath.Join(decoy, ".moat-write")); err != nil || string(b) != "decoy\n" {
+					t.Errorf("the sweep went to the decoy %q: %q %v", decoy, b, err)
+				}
 			}
 			q := quarantineDir(root, j.ID, place)
 			if b, err := os.ReadFile(filepath.Join(q, ".moat-write")); err != nil || string(b) != "**\n" {

@@ -127,9 +127,13 @@ func TestImportDirection(t *testing.T) {
 				// (config, policy documents, fragments, interpreters), a
 				// leaf that imports nothing of the module; report/jsonv1 is
 				// --report-json's document, which the server will share, and
-				// settings the table its refusals name.
+				// settings the table its refusals name; quarantine is
+				// moat quarantine's reader and restorer, a leaf too, kept
+				// out of the root so that restoring is never offered to
+				// programs (an API, MCP).
 				return within(imp, mod) && imp != mod && imp != mod+"/policy" && imp != mod+"/ipc" && !within(imp, mod+"/internal/cli") &&
 					imp != mod+"/internal/hostinput" && imp != mod+"/internal/report/jsonv1" && imp != mod+"/internal/settings" &&
+					imp != mod+"/internal/quarantine" &&
 					imp != mod+"/internal/report/jsonv1/schematest" && // test helper, like moattest
 					!within(imp, mod+"/redact") && imp != mod+"/internal/hfhub/hubtest" &&
 					imp != mod+"/internal/moattest" // test helper; "no production code" below keeps it out of the binary
@@ -138,6 +142,8 @@ func TestImportDirection(t *testing.T) {
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/ipc") }},
 		{"hostinput depends on nothing else of the module", "./internal/hostinput/...", true, false,
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/hostinput") }},
+		{"quarantine depends on nothing else of the module", "./internal/quarantine/...", true, false,
+			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/quarantine") }},
 		{"backends import nothing above them", "./internal/backend/...", true, false,
 			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},
 		{"policy does not depend on the CLI", "./policy/...", true, false, under(mod+"/internal/cli", mod+"/cmd")},

@@ -61,7 +61,8 @@ moat exec exits with the command's status, 128+N if signal N killed it, 126 if
 it cannot be executed and 127 if it is not found; 2 for any mistake in the
 policy or the flags and for any failure to build the sandbox (a host that lacks
 a layer included), in which case the command never runs. SIGHUP, SIGINT,
-SIGQUIT and SIGTERM are passed on to the command's process group.`,
+SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 are passed on to the command's process
+group.`,
 		Example: `  moat exec -- printf 'hello\n'
   moat exec --allow-env PATH --cwd project -- make test
   echo '{"command": ["sh", "-c", "echo ok > out/log"], "filesystem": {"writable": ["out/"]}}' | moat exec --policy -`,

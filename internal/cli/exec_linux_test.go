@@ -330,6 +330,7 @@ func TestMoatExecForwardsSignals(t *testing.T) {
 		want   int
 	}{
 		{"INT", syscall.SIGINT, 41}, {"TERM", syscall.SIGTERM, 42}, {"HUP", syscall.SIGHUP, 43}, {"QUIT", syscall.SIGQUIT, 44},
+		{"USR1", syscall.SIGUSR1, 45}, {"USR2", syscall.SIGUSR2, 46},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -20,6 +20,10 @@ func signalGroup(p *os.Process, s os.Signal) error {
 // runs in a session of its own, so the terminal sends them to moat only.
 var jobSignals = []os.Signal{syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGWINCH}
 
+// userSignals are SIGUSR1 and SIGUSR2: their meaning is the command's (a log
+// reopen, a status dump), so moat relays them instead of dying of them.
+var userSignals = []os.Signal{syscall.SIGUSR1, syscall.SIGUSR2}
+
 // forwardAs is the signal the command's group gets for s. SIGTSTP becomes
 // SIGSTOP: the group leads a session of its own, an orphaned process group
 // to the kernel, which discards SIGTSTP sent to one.

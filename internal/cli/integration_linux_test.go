@@ -234,6 +234,8 @@ func TestMoatRunForwardsSignals(t *testing.T) {
 		{name: "INT", signal: syscall.SIGINT, trap: "INT", want: 8},
 		{name: "HUP", signal: syscall.SIGHUP, trap: "HUP", want: 9},
 		{name: "QUIT", signal: syscall.SIGQUIT, trap: "QUIT", want: 10},
+		{name: "USR1", signal: syscall.SIGUSR1, trap: "USR1", want: 11},
+		{name: "USR2", signal: syscall.SIGUSR2, trap: "USR2", want: 12},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

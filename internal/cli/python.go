@@ -234,7 +234,14 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 	sigs := catchSignals()
 	defer sigs.stop()
 	mgr := &moat.VenvManager{Progress: venvProgress(std.err)}
-	v, err := mgr.Create(context.Background(), vc)
+	// A signal that asks moat to end stops the venv build (its host step
+	// and its install sandbox), which leaves nothing half built.
+	ctx, building := sigs.stopOn(context.Background())
+	v, err := mgr.Create(ctx, vc)
+	if s := building(); s != nil {
+		fmt.Fprintln(std.err, errorLine(fmt.Errorf("venv: the build was stopped by %s; what it had made was removed", signalName(s))))
+		return &exitStatus{code: 128 + signalNumber(s)}
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -46,7 +46,8 @@ off, and fork bombs, memory bombs and disk fills are stopped.`,
 	root.AddCommand(newExecCmd(std), newPolicyCmd(std)) // exec.go, policycmd.go
 	root.AddCommand(newSetupCmd(std))                   // setup.go
 	root.AddCommand(newRedactCmd(std))                  // redact.go
-	root.AddCommand(newTrustCmd(std))                   // trustcmd.go
+	root.AddCommand(newTrustCmd(std))
+	root.AddCommand(newQuarantineCmd(std)) // quarantine.go                   // trustcmd.go
 	return root
 }
 

@@ -19,8 +19,8 @@ func newRunCmd(std stdio) *cobra.Command {
 Flags end at COMMAND: everything after it belongs to the command. moat exits
 with the command's status, 128+N if signal N killed it, 126 if it cannot be
 executed, 127 if it is not found, 125 if moat itself fails, and 2 for a bad
-flag. SIGHUP, SIGINT, SIGQUIT, SIGTERM and SIGWINCH sent to moat are passed on
-to the command's process group; Ctrl-Z (SIGTSTP) stops the command and moat,
+flag. SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 and SIGWINCH sent to
+moat are passed on to the command's process group; Ctrl-Z (SIGTSTP) stops the command and moat,
 and SIGCONT resumes both.
 
 SIZE is a number of bytes with an optional binary suffix K, M, G or T (also

@@ -103,6 +103,9 @@ func TestSetupFailures(t *testing.T) {
 		{"cut download", nil, func(h *hubtest.Hub) { h.CutAfter("onnx/model_q4.onnx", 100) }, 1, "run again to resume"},
 		{"token required", nil, func(h *hubtest.Hub) { h.Token = "hf_needed" }, 1, "set HF_TOKEN"},
 		{"revision not on the hub", []string{"--revision", strings.Repeat("a", 40)}, nil, 1, "not found on the hub"},
+		// Offline: nothing answers at HF_ENDPOINT; the line says so and names it.
+		{"hub unreachable", nil, func(h *hubtest.Hub) { h.Close() }, 1, "cannot reach the hub at http://127.0.0.1:"},
+		{"hub unreachable names HF_ENDPOINT", nil, func(h *hubtest.Hub) { h.Close() }, 1, "set HF_ENDPOINT to a hub or mirror this machine can reach"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

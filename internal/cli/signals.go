@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"os/signal"
 	"sync"
@@ -10,7 +11,7 @@ import (
 // forwardedSignals are the signals moat relays to the sandbox instead of
 // dying of them: the command decides what they mean, and moat exits with
 // the command's status.
-var forwardedSignals = append([]os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM}, jobSignals...)
+var forwardedSignals = append(append([]os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM}, userSignals...), jobSignals...)
 
 // forwarder catches forwardedSignals from its creation, so none is lost
 // while the sandbox starts, and relays them to a process once it runs.
@@ -50,4 +51,67 @@ func (f *forwarder) stop() {
 		signal.Stop(f.ch)
 		close(f.done)
 	})
+}
+
+// stopSignals are the forwarded signals that ask a process to end.
+var stopSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM}
+
+// stopOn returns a context that is cancelled when one of stopSignals
+// reaches moat before done is called, for work moat does itself before the
+// command starts (building a venv); the other signals caught meanwhile are
+// dropped. done ends the watch, so that forwardTo relays what comes later,
+// and returns the signal that cancelled the context, or nil.
+func (f *forwarder) stopOn(parent context.Context) (ctx context.Context, done func() os.Signal) {
+	ctx, cancel := context.WithCancel(parent)
+	quit := make(chan struct{})
+	got := make(chan os.Signal, 1)
+	go func() {
+		defer close(got)
+		for {
+			select {
+			case s := <-f.ch:
+				for _, stop := range stopSignals {
+					if s == stop {
+						got <- s
+						cancel()
+						return
+					}
+				}
+			case <-quit:
+				return
+			case <-f.done:
+				return
+			}
+		}
+	}()
+	return ctx, func() os.Signal {
+		close(quit)
+		s := <-got
+		cancel()
+		return s
+	}
+}
+
+// signalNumber is s's number, for the 128+N exit status.
+func signalNumber(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return int(n)
+	}
+	return 0
+}
+
+// signalName is s's name as kill(1) spells it, SIGTERM, for stopSignals;
+// s.String() otherwise.
+func signalName(s os.Signal) string {
+	switch s {
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
 }

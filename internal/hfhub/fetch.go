@@ -230,7 +230,7 @@ func (c *Client) head(ctx context.Context, repo, revision, file string) (meta, e
 		}
 		resp, err := hc.Do(req)
 		if err != nil {
-			return meta{}, fmt.Errorf("asking the hub: %w", err)
+			return meta{}, fmt.Errorf("asking the hub: %w", c.transportError(ctx, err))
 		}
 		resp.Body.Close()
 		if err := statusError(resp, c.Token != ""); err != nil {
@@ -376,6 +376,8 @@ func (c *Client) get(ctx context.Context, m meta, file string, f *os.File, have 
 	if err != nil {
 		if cause := context.Cause(ctx); cause == errStalled {
 			err = cause
+		} else {
+			err = c.transportError(ctx, err)
 		}
 		return false, fmt.Errorf("downloading: %w", err)
 	}

@@ -54,7 +54,7 @@ func (c *Client) revisionFile(ctx context.Context, repo, revision, file string) 
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
-		return fileInfo{}, fmt.Errorf("asking the hub for revision %s's file list: %w", revision, err)
+		return fileInfo{}, fmt.Errorf("asking the hub for revision %s's file list: %w", revision, c.transportError(ctx, err))
 	}
 	defer resp.Body.Close()
 	if err := statusError(resp, c.Token != ""); err != nil {

@@ -46,3 +46,23 @@ func TestFIFOsDoNotHang(t *testing.T) {
 		t.Fatalf("control: a regular pyvenv.cfg: %v", err)
 	}
 }
+
+// TestBuildRecordFIFODoesNotHang: a FIFO where the build record belongs is
+// refused at once, with a line that names it.
+func TestBuildRecordFIFODoesNotHang(t *testing.T) {
+	dir := t.TempDir()
+	man := filepath.Join(dir, "m.json")
+	if err := syscall.Mkfifo(buildRecordPath(man), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := sweepKilledBuild(filepath.Join(dir, "v"), man); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a FIFO was taken for a build record")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading a FIFO build record hangs")
+	}
+}

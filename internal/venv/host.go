@@ -47,6 +47,7 @@ func runHost(ctx context.Context, argv []string, extra ...string) (string, error
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = hostDir
 	cmd.Env = HostEnv(os.Environ(), extra...)
+	hostProcess(cmd) // hostproc_*.go
 	var stdout, stderr tailBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

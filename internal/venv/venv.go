@@ -153,6 +153,12 @@ type Env struct {
 // On the host it runs only the trusted base interpreter (or uv), isolated,
 // to make a new venv without pip; it never runs anything inside a venv.
 // Seeding pip and installing packages are a [Job] for s.Install.
+//
+// Creates of one venv must take turns (moat's VenvManager holds a lock).
+// A Create that fails or whose ctx is cancelled undoes the venv it made; one
+// killed outright leaves a build record beside the manifest, and the next
+// Create removes what it made before looking at the path, so a venv is
+// reused only once a build of it completed.
 func Create(ctx context.Context, s Spec) (*Env, error) {
 	if s.Path == "" {
 		return nil, errors.New("moat: venv: no path")
@@ -187,6 +193,14 @@ func Create(ctx context.Context, s Spec) (*Env, error) {
 		}
 	}
 
+	// A build record left here means a Create of this venv was killed:
+	// undo what it made before anything looks at the path (building.go).
+	if what, err := sweepKilledBuild(path, s.Manifest); err != nil {
+		return nil, err
+	} else if what != "" {
+		progress(Event{Phase: "create", Message: what})
+	}
+
 	_, statErr := os.Lstat(path)
 	existed := statErr == nil
 	exists, err := checkTarget(path, want, s.Manifest)
@@ -208,6 +222,9 @@ func Create(ctx context.Context, s Spec) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := writeBuildRecord(s.Manifest, buildRecord{Path: path, Made: !exists, Existed: existed, Pid: os.Getpid()}); err != nil {
+		return nil, err
+	}
 	if !exists {
 		progress(Event{Phase: "create", Message: "creating " + path})
 		// Made without system site-packages, so that the seeded pip is the
@@ -215,6 +232,8 @@ func Create(ctx context.Context, s Spec) (*Env, error) {
 		// on after seeding (as python -m venv does, CPython issue 24875).
 		argv := CreateCommand(uv, interp, path, false)
 		if out, err := runHost(ctx, argv, uvEnv(uv, s.BuildCache)...); err != nil {
+			undoCreate(path, existed)
+			removeBuildRecord(s.Manifest)
 			return nil, fmt.Errorf("moat: venv %q: creating it with %s failed: %s", path, filepath.Base(argv[0]), out)
 		}
 	}
@@ -229,11 +248,13 @@ func Create(ctx context.Context, s Spec) (*Env, error) {
 		if !exists {
 			undoCreate(path, existed)
 		}
+		removeBuildRecord(s.Manifest)
 		return nil, err
 	}
 	if err := WriteManifest(s.Manifest, want); err != nil {
 		return nil, err
 	}
+	removeBuildRecord(s.Manifest)
 	progress(Event{Phase: "done", Message: "ready " + path})
 	return env, nil
 }

@@ -79,13 +79,20 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 // into dir.
 func writeSdist(t *testing.T, dir, backend string) {
 	t.Helper()
+	writeSdistNamed(t, dir, buildPkg, backend)
+}
+
+// writeSdistNamed writes the sdist of pkg 1.0, with backend as its build
+// backend, into dir.
+func writeSdistNamed(t *testing.T, dir, pkg, backend string) {
+	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	top := buildPkg + "-1.0/"
+	top := pkg + "-1.0/"
 	for _, f := range [][2]string{
 		{"pyproject.toml", "[build-system]\nrequires = []\nbuild-backend = \"backend\"\nbackend-path = [\".\"]\n"},
-		{"PKG-INFO", "Metadata-Version: 2.1\nName: " + buildPkg + "\nVersion: 1.0\n"},
+		{"PKG-INFO", "Metadata-Version: 2.1\nName: " + pkg + "\nVersion: 1.0\n"},
 		{"backend.py", backend},
 	} {
 		if err := tw.WriteHeader(&tar.Header{Name: top + f[0], Mode: 0o644, Size: int64(len(f[1])), Typeflag: tar.TypeReg}); err != nil {
@@ -97,7 +104,7 @@ func writeSdist(t *testing.T, dir, backend string) {
 		t.Fatal(err)
 	}
 	gz.Close()
-	if err := moattest.WriteFile(filepath.Join(dir, buildPkg+"-1.0.tar.gz"), buf.Bytes(), 0o644); err != nil {
+	if err := moattest.WriteFile(filepath.Join(dir, pkg+"-1.0.tar.gz"), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

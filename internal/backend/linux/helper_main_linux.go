@@ -6,6 +6,8 @@ import (
 	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/moat-sandbox/moat/internal/bytestr"
 )
 
 // HelperEnv is the environment marker that selects a helper role. Its value
@@ -38,6 +40,6 @@ func HelperMain(role string) {
 
 // writeStatus writes one status line on fd.
 func writeStatus(fd int, s status) {
-	b, _ := json.Marshal(s)
+	b, _ := json.Marshal(bytestr.Out(s))
 	_, _ = unix.Write(fd, append(b, '\n'))
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/moat-sandbox/moat/internal/cgroup"
 	"github.com/moat-sandbox/moat/internal/spec"
 	"golang.org/x/sys/unix"
+
+	"github.com/moat-sandbox/moat/internal/bytestr"
 )
 
 // zygote is moat's handle on a sandbox's zygote process.
@@ -392,6 +394,7 @@ func (e *Engine) finishZygote(z *zygote, statusR *os.File, hs helperSpec, useNS 
 	var st status
 	if err == nil {
 		err = json.Unmarshal(line, &st)
+		bytestr.In(&st)
 	}
 	switch {
 	case err != nil:

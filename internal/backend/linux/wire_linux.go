@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/moat-sandbox/moat/internal/bytestr"
 )
 
 // helperSpec is everything the helper needs to build the sandbox. It
@@ -133,8 +135,9 @@ const maxMessage = 160 << 10
 const maxFiles = 250
 
 // sendMessage sends v as one JSON message, with files attached.
+// Strings that are not valid UTF-8 travel escaped (internal/bytestr).
 func sendMessage(sock int, v any, files []int) error {
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(bytestr.Out(v))
 	if err != nil {
 		return err
 	}
@@ -182,6 +185,7 @@ func recvMessage(sock int, v any) ([]int, error) {
 			closeFDs(fds)
 			return nil, fmt.Errorf("decoding message: %w", err)
 		}
+		bytestr.In(v)
 		return fds, nil
 	}
 }
