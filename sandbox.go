@@ -29,8 +29,8 @@ type Sandbox struct {
 	// holds them. cacheLayout is where they live, for Close's prune.
 	caches      *cachehome.Lease
 	cacheLayout cachehome.Layout
-	env     []string
-	backend spec.Backend
+	env         []string
+	backend     spec.Backend
 	// wx is the report's write-xor-execute layer, decided by New.
 	wx Layer
 	// view is what the sandbox sees of the home directories.
