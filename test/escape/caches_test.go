@@ -308,3 +308,32 @@ func TestKeptCachesConcurrentRun(t *testing.T) {
 		t.Fatalf("after the first run, the caches were not taken up again: %s", r)
 	}
 }
+
+// TestKeptCachesStoreIsAWritablePlace: a config file a run leaves in its
+// cache store is refused as a later run's --config, since a sandbox could
+// write it; the control reads the same content from a place no sandbox
+// could write.
+func TestKeptCachesStoreIsAWritablePlace(t *testing.T) {
+	t.Parallel()
+	env, root, work := cacheSetup(t)
+	mustRun(t, env, "run", "--workdir", work, "--", "sh", "-c", `printf '# planted\n' > ~/.cache/go-build/p.toml`)
+	found, _ := filepath.Glob(filepath.Join(root, "*", "go-build", "p.toml"))
+	if len(found) != 1 {
+		t.Fatalf("planted config not in the store: %v", found)
+	}
+	r := moatCLI(t, "/", env, "run", "--config", found[0], "--", "true")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "a sandbox of an earlier run could write") {
+		t.Fatalf("a config from a cache store was not refused: %s", r)
+	}
+	b, err := os.ReadFile(found[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := filepath.Join(t.TempDir(), "p.toml")
+	if err := os.WriteFile(clean, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := moatCLI(t, "/", env, "run", "--config", clean, "--", "true"); r.Code != 0 {
+		t.Fatalf("control: the same config from a clean place: %s", r)
+	}
+}
