@@ -3,7 +3,6 @@ package moat
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,7 +40,8 @@ var cacheLayout = func() (cachehome.Layout, error) {
 // them into the fresh home: only the cache directories persist, never the
 // home's config or start-up files. The key is the working directory's
 // identity and the digest of the policy. Another run holding the same key
-// leaves this one a throwaway home, as does a platform without stores.
+// leaves this one a throwaway home, as do a platform without stores and
+// stores that cannot be made (no usable HOME) or used safely.
 func (s *Sandbox) openCaches() error {
 	if !s.cfg.KeepCaches || !cachehome.Supported {
 		return nil
@@ -56,7 +56,7 @@ func (s *Sandbox) openCaches() error {
 	}
 	layout, err := cacheLayout()
 	if err != nil {
-		return errorf("keep caches: %w", err)
+		return nil // no usable cache directory (no HOME, say): a throwaway home
 	}
 	root, err := filepath.EvalSymlinks(filepath.Dir(layout.Root))
 	if err == nil {
@@ -71,11 +71,11 @@ func (s *Sandbox) openCaches() error {
 		return &PlaceError{Subject: "cache stores", Path: layout.Root, Problem: "lie in moat's state directory, which no sandbox may see; set XDG_CACHE_HOME elsewhere"}
 	}
 	lease, err := cachehome.Open(layout, cachehome.Project{Path: s.workDir, Dev: dev, Ino: ino}, policy)
-	if errors.Is(err, cachehome.ErrBusy) {
-		return nil // another run holds them: this one gets a throwaway home
-	}
 	if err != nil {
-		return errorf("keep caches: %w", err)
+		// Another run holds them (cachehome.ErrBusy), or the stores
+		// cannot be made or are not what moat made: a throwaway home,
+		// which keeps nothing and trusts nothing.
+		return nil
 	}
 	if err := lease.Link(s.privateHome()); err != nil {
 		lease.Close(1)
