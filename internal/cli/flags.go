@@ -55,8 +55,8 @@ func addSandboxFlags(fs *pflag.FlagSet) *sandboxFlags {
 		openFiles:  countValue{unit: "N"},
 		diskInodes: countValue{unit: "N"},
 	}
-	fs.StringVar(&f.workDir, "workdir", "", "use the directory `DIR` as the working directory, the only writable place, and keep it; created (0700) if missing (default: a fresh private directory, removed afterwards)")
-	fs.StringVar(&f.home, "home", "", "use the existing directory `DIR` as the sandbox's HOME and keep it, so caches (go-build, npm, pip) survive between runs; not your real home (default: a fresh private home, removed afterwards)")
+	fs.StringVar(&f.workDir, "workdir", "", "use the directory `DIR` as the working directory, the only writable place, and keep it; created (0700) if missing; the home's caches (Go, npm, pip, cargo) are then kept for DIR and this policy, see --fresh-home (default: a fresh private directory and home, removed afterwards)")
+	fs.StringVar(&f.home, "home", "", "use the existing directory `DIR` as the sandbox's HOME and keep all of it, config files too, shared by every run given it; not your real home (default: a fresh private home, with only its caches kept under --workdir)")
 	fs.BoolVar(&f.freshHome, "fresh-home", false, "with --workdir, keep nothing of the sandbox's home (by default its caches survive: Go's build and module caches, npm's _cacache, pip's and cargo's registry, never its config files, kept per project and policy)")
 	fs.VarP(&f.env, "env", freeShorthand(fs, "e"), "pass the host's NAME into the sandbox, or set NAME=VALUE (repeatable)")
 	fs.Var(&f.memory, "memory", "memory limit, like 512M or 2G, or unlimited (default: half the host's memory)")
