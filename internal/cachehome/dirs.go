@@ -1,6 +1,6 @@
 package cachehome
 
-// Dir is one kept cache directory.
+// Dir is one kept cache directory. The zero value names none.
 type Dir struct {
 	// Name names its store directory.
 	Name string

@@ -48,7 +48,8 @@ func DefaultRoot(xdgCache, home string) (string, error) {
 
 // Project is the project a store belongs to: the working directory's
 // resolved path and its identity, so a directory removed and made again
-// at the same path is a new project.
+// at the same path is a new project. The zero value is no project; its
+// key is of no working directory.
 type Project struct {
 	Path     string
 	Dev, Ino uint64
