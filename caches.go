@@ -41,7 +41,8 @@ var cacheLayout = func() (cachehome.Layout, error) {
 // home's config or start-up files. The key is the working directory's
 // identity and the digest of the policy. Another run holding the same key
 // leaves this one a throwaway home, as do a platform without stores and
-// stores that cannot be made (no usable HOME) or used safely.
+// stores that cannot be made (no usable HOME) or used safely (inside the
+// working directory or the state directory, or not what moat made).
 func (s *Sandbox) openCaches() error {
 	if !s.cfg.KeepCaches || !cachehome.Supported {
 		return nil
@@ -64,11 +65,11 @@ func (s *Sandbox) openCaches() error {
 	} else {
 		root = layout.Root
 	}
-	if paths.Under(root, s.workDir) || paths.Under(s.workDir, root) {
-		return &PlaceError{Subject: "cache stores", Path: layout.Root, Problem: "overlap the working directory " + s.workDir + "; set XDG_CACHE_HOME elsewhere, or pass --fresh-home (Config.KeepCaches false)"}
-	}
-	if paths.Under(root, filepath.Dir(layout.Records)) {
-		return &PlaceError{Subject: "cache stores", Path: layout.Root, Problem: "lie in moat's state directory, which no sandbox may see; set XDG_CACHE_HOME elsewhere"}
+	// Stores inside the working directory (a home working directory, say)
+	// would be writable through it, all of them; stores in the state
+	// directory would show it. Either way: a throwaway home.
+	if paths.Under(root, s.workDir) || paths.Under(s.workDir, root) || paths.Under(root, filepath.Dir(layout.Records)) {
+		return nil
 	}
 	lease, err := cachehome.Open(layout, cachehome.Project{Path: s.workDir, Dev: dev, Ino: ino}, policy)
 	if err != nil {

@@ -51,7 +51,8 @@ type Config struct {
 	// rules), so a run with another policy, say a token in its
 	// environment, never shares them. A second run of the same key while
 	// one holds it gets a throwaway home, as does a run whose stores
-	// cannot be made (no usable cache directory). Close bounds the stores' age
+	// cannot be made (no usable cache directory) or would lie in
+	// the working directory. Close bounds the stores' age
 	// and total size. It needs WorkDir and excludes Home; a custom
 	// network policy or Resolver cannot be digested and is an error. On
 	// Windows it keeps nothing. False, the zero value, gives each
