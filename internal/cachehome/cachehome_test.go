@@ -237,3 +237,25 @@ func TestPruneOrphanStore(t *testing.T) {
 		t.Fatal("orphan store kept")
 	}
 }
+
+// TestOpenRepairsStoreModes: a run that closed its store to itself (a
+// sandbox may chmod what it owns) does not break the next run's caches.
+func TestOpenRepairsStoreModes(t *testing.T) {
+	l := testLayout(t)
+	_, stores := released(t, l, "p")
+	for _, s := range stores {
+		if err := os.Chmod(s, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lease, err := Open(l, testProject(t), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Close(0)
+	for _, s := range lease.Stores() {
+		if fi, err := os.Stat(s); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v, %v; want 0700", s, fi.Mode(), err)
+		}
+	}
+}

@@ -181,8 +181,8 @@ func (l *Lease) Close(budget int) error {
 	return nil
 }
 
-// hostDir makes dir (0700) if missing and checks it is a directory of
-// this user's, not a link.
+// hostDir makes dir (0700) if missing, checks it is a directory of this
+// user's, not a link, and makes its mode 0700 again.
 func hostDir(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
@@ -196,6 +196,12 @@ func hostDir(dir string) error {
 	}
 	if !ownedByMe(fi) {
 		return errors.New("belongs to another user")
+	}
+	if fi.Mode().Perm() != 0o700 {
+		// A run may chmod its own store (Landlock does not govern
+		// modes); the next one gets it back usable. Lstat said it is a
+		// directory, in a parent no sandbox can write.
+		return os.Chmod(dir, 0o700)
 	}
 	return nil
 }
