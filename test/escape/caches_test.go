@@ -337,3 +337,54 @@ func TestKeptCachesStoreIsAWritablePlace(t *testing.T) {
 		t.Fatalf("control: the same config from a clean place: %s", r)
 	}
 }
+
+// TestKeptCachesPrunedAtClose: a store unused past the age bound is
+// removed, with its record, when a later run of another policy closes;
+// the control is that run's own, fresh store, which stays.
+func TestKeptCachesPrunedAtClose(t *testing.T) {
+	t.Parallel()
+	env, root, work := cacheSetup(t)
+	mustRun(t, env, "run", "--workdir", work, "--", "sh", "-c", "echo old > ~/.cache/go-build/m")
+	old := stores(t, root)
+	if len(old) != 1 {
+		t.Fatalf("stores %v", old)
+	}
+	var state string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+			state = v
+		}
+	}
+	rec := filepath.Join(state, "moat", "cache-homes", old[0]+".rec")
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(b), `"last_use":"`)
+	if i < 0 {
+		t.Fatalf("record %s", b)
+	}
+	j := i + len(`"last_use":"`)
+	k := strings.IndexByte(string(b[j:]), '"')
+	aged := string(b[:j]) + "2020-01-01T00:00:00Z" + string(b[j+k:])
+	if err := os.WriteFile(rec, []byte(aged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Another policy's run.
+	r := mustRun(t, env, "run", "--workdir", work, "--env", "X=1", "--", "sh", "-c", "echo running")
+	if r.Stdout != "running\n" {
+		t.Fatal(r)
+	}
+	left := stores(t, root)
+	for _, s := range left {
+		if s == old[0] {
+			t.Fatalf("the over-age store survived the next run's Close: %v", left)
+		}
+	}
+	if len(left) != 1 {
+		t.Fatalf("control: the second run's own store is missing: %v", left)
+	}
+	if _, err := os.Lstat(rec); err == nil {
+		t.Fatal("the over-age store's record survived")
+	}
+}
