@@ -50,6 +50,13 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 		}
 		p.Grants = append(p.Grants, spec.Grant{Path: g.Path, Write: g.Access.CanWrite(), Exec: g.Access.CanExec(), Dev: dev, Ino: ino})
 	}
+	for _, store := range s.cacheStores() { // caches.go: writable, never executable
+		dev, ino, err := fileIdentity(store)
+		if err != nil {
+			return p, errorf("cache store %q: %w", store, err)
+		}
+		p.Grants = append(p.Grants, spec.Grant{Path: store, Write: true, Dev: dev, Ino: ino})
+	}
 	if p.Level != spec.LevelStrict {
 		skip := []string{p.WorkDir}
 		for _, g := range p.Grants {

@@ -36,6 +36,29 @@ type Config struct {
 	// Either way HOME is never the working directory.
 	Home string
 
+	// KeepCaches keeps the fresh home's cache directories, and only them,
+	// between runs of the same project and policy: the Go build and
+	// module caches (~/.cache/go-build, ~/go/pkg/mod), npm's
+	// ~/.npm/_cacache, pip's ~/.cache/pip and cargo's ~/.cargo/registry.
+	// Each is a store under $XDG_CACHE_HOME/moat/homes (or
+	// ~/.cache/moat/homes), linked from its usual place in the home,
+	// writable and never executable. Nothing else of the home survives:
+	// a run cannot leave a .gitconfig, .npmrc, pip.conf, cargo config or
+	// shell rc file for a later one. The stores belong to the working
+	// directory (its path and identity) and a digest of everything that
+	// changes what a run may reach (isolation, protections, network,
+	// grants, sockets, environment, build mode, Python, IPC, file-system
+	// rules), so a run with another policy, say a token in its
+	// environment, never shares them. A second run of the same key while
+	// one holds it gets a throwaway home, as does a run whose stores
+	// cannot be made (no usable cache directory) or would lie in
+	// the working directory. Close bounds the stores' age
+	// and total size. It needs WorkDir and excludes Home; a custom
+	// network policy or Resolver cannot be digested and is an error. On
+	// Windows it keeps nothing. False, the zero value, gives each
+	// sandbox a fresh home, removed by [Sandbox.Close].
+	KeepCaches bool
+
 	// Grants lists paths outside the working directory and the system
 	// baseline that the sandbox may use. Nil means none. A grant whose path
 	// does not exist is an error from [New].

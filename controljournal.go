@@ -763,6 +763,15 @@ func (s *Sandbox) protectStateRoot(v spec.View) spec.View {
 	if err != nil {
 		return v
 	}
+	return protectPath(protectPath(v, root), s.cacheRoot()) // caches.go
+}
+
+// protectPath adds root to v's protected paths unless one of them holds
+// it already.
+func protectPath(v spec.View, root string) spec.View {
+	if root == "" {
+		return v
+	}
 	for _, p := range v.Protected {
 		if p == root || strings.HasPrefix(root, p+"/") {
 			return v

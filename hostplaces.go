@@ -3,7 +3,8 @@ package moat
 import "github.com/moat-sandbox/moat/internal/hostinput"
 
 // outlivingPlaces are the places the sandbox can write whose content
-// outlives it: a supplied working directory, a supplied home, the
+// outlives it: a supplied working directory, a supplied home, the kept
+// cache stores, the
 // writable grants and a venv it may install into. New records them (see
 // recordPlaces) so that a later read of a config, a policy or a fragment
 // there is refused unless the user pinned its content.
@@ -12,6 +13,7 @@ func (s *Sandbox) outlivingPlaces() []string {
 	if s.homeDir != "" {
 		out = append(out, s.homeDir)
 	}
+	out = append(out, s.cacheStores()...) // caches.go
 	if p := s.cfg.Python; p != nil && p.AllowPipInstall && p.Venv != "" {
 		out = append(out, p.Venv)
 	}

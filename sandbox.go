@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -23,8 +24,13 @@ type Sandbox struct {
 	stateDir string
 	// homeDir is Config.Home, resolved; empty for a fresh private home.
 	homeDir string
-	env     []string
-	backend spec.Backend
+	// caches holds the kept cache stores linked into the fresh home
+	// (caches.go); nil without Config.KeepCaches, or when another run
+	// holds them. cacheLayout is where they live, for Close's prune.
+	caches      *cachehome.Lease
+	cacheLayout cachehome.Layout
+	env         []string
+	backend     spec.Backend
 	// wx is the report's write-xor-execute layer, decided by New.
 	wx Layer
 	// view is what the sandbox sees of the home directories.
@@ -196,6 +202,7 @@ func (s *Sandbox) Close() error {
 	if rmErr := s.removeWorkDir(); err == nil {
 		err = rmErr
 	}
+	s.pruneCaches() // caches.go: after the run released its own stores
 	return err
 }
 

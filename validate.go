@@ -14,7 +14,8 @@ const MaxNice = 19
 // Nice is 0 through [MaxNice] (priority is only ever lowered); IOPriority,
 // Isolation and Enforcement are values moat defines; each Env.Set entry is
 // NAME=VALUE with a name and each Env.Passthrough entry a bare name;
-// AllowLocal holds valid prefixes; each grant has a valid, non-empty
+// AllowLocal holds valid prefixes; KeepCaches has a WorkDir and no Home;
+// each grant has a valid, non-empty
 // access and an absolute, clean path; and each limit, when set, is at
 // least its least value ([MinOpenFiles], [MinMemoryBytes] and the others
 // in limits_min.go). It does no I/O: whether paths exist, are safe
@@ -34,6 +35,12 @@ func (c Config) Validate() error {
 	}
 	if c.Enforcement != Strict && c.Enforcement != BestEffort {
 		return &ConfigError{Field: "enforcement", Value: strconv.Itoa(int(c.Enforcement)), Problem: "unknown"}
+	}
+	if c.KeepCaches && c.Home != "" {
+		return &ConfigError{Field: "keep caches", Value: "true", Problem: "excludes a kept home (Home, --home), which keeps all of itself; drop one"}
+	}
+	if c.KeepCaches && c.WorkDir == "" {
+		return &ConfigError{Field: "keep caches", Value: "true", Problem: "needs a WorkDir (--workdir): a fresh working directory has no project to keep caches for"}
 	}
 	for _, kv := range c.Env.Set {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {

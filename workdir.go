@@ -37,6 +37,10 @@ func (s *Sandbox) prepareWorkDir() error {
 		s.removeWorkDir()
 		return errorf("%w", err)
 	}
+	if err := s.openCaches(); err != nil { // caches.go
+		s.removeWorkDir()
+		return err
+	}
 	return nil
 }
 
@@ -45,6 +49,7 @@ func (s *Sandbox) prepareWorkDir() error {
 // owner marker is what lets a later sweep remove an automatic working
 // directory that a crash left behind, so it goes last.
 func (s *Sandbox) removeWorkDir() error {
+	cacheErr := s.releaseCaches() // caches.go
 	var workErr error
 	if s.autoDir && s.workDir != "" {
 		if err := workspace.RemoveAll(s.workDir); err != nil {
@@ -58,13 +63,14 @@ func (s *Sandbox) removeWorkDir() error {
 		return errorf("%w", err)
 	}
 	s.stateDir = ""
-	return nil
+	return cacheErr
 }
 
 // privateRoots are the per-sandbox host directories (private temp, private
 // home, build scratch) that the sandbox writes besides its working
-// directory and grants. They count against the disk limit. Close removes
-// them, except a home supplied by Config.Home, which is kept.
+// directory and grants, and its kept cache stores. They count against the
+// disk limit. Close removes them, except a home supplied by Config.Home
+// and the cache stores, which are kept.
 func (s *Sandbox) privateRoots() []string {
 	var out []string
 	if s.stateDir != "" {
@@ -73,7 +79,7 @@ func (s *Sandbox) privateRoots() []string {
 	if s.homeDir != "" {
 		out = append(out, s.homeDir)
 	}
-	return out
+	return append(out, s.cacheStores()...)
 }
 
 // privateTmp is the host directory that is the sandbox's /tmp (and TMPDIR);

@@ -35,7 +35,8 @@ type sandboxFlags struct {
 
 	allowHomeWorkDir bool // --allow-home-workdir
 
-	home string // --home
+	home      string // --home
+	freshHome bool   // --fresh-home: keep no caches either
 
 	sockets []string // --allow-socket
 
@@ -56,8 +57,9 @@ func addSandboxFlags(fs *pflag.FlagSet) *sandboxFlags {
 		openFiles:  countValue{unit: "N"},
 		diskInodes: countValue{unit: "N"},
 	}
-	fs.StringVar(&f.workDir, "workdir", "", "use the directory `DIR` as the working directory, the only writable place, and keep it; created (0700) if missing (default: a fresh private directory, removed afterwards)")
-	fs.StringVar(&f.home, "home", "", "use the existing directory `DIR` as the sandbox's HOME and keep it, so caches (go-build, npm, pip) survive between runs; not your real home (default: a fresh private home, removed afterwards)")
+	fs.StringVar(&f.workDir, "workdir", "", "use the directory `DIR` as the working directory, the only writable place, and keep it; created (0700) if missing; the home's caches (Go, npm, pip, cargo) are then kept for DIR and this policy, see --fresh-home (default: a fresh private directory and home, removed afterwards)")
+	fs.StringVar(&f.home, "home", "", "use the existing directory `DIR` as the sandbox's HOME and keep all of it, config files too, shared by every run given it; not your real home (default: a fresh private home, with only its caches kept under --workdir)")
+	fs.BoolVar(&f.freshHome, "fresh-home", false, "with --workdir, keep nothing of the sandbox's home (by default its caches survive: Go's build and module caches, npm's _cacache, pip's and cargo's registry, never its config files, kept per project and policy)")
 	fs.VarP(&f.env, "env", freeShorthand(fs, "e"), "pass the host's NAME into the sandbox, or set NAME=VALUE (repeatable)")
 	fs.Var(&f.memory, "memory", "memory limit, like 512M or 2G, or unlimited (default: half the host's memory)")
 	fs.Var(&f.cpuTime, "cpu-time", "CPU time limit of each process in seconds, or unlimited (default: none)")
@@ -95,10 +97,17 @@ func (f *sandboxFlags) config() (moat.Config, error) {
 	if err != nil {
 		return moat.Config{}, err
 	}
+	if f.freshHome && res.Home != "" {
+		return moat.Config{}, usagef("--fresh-home and --home exclude each other: --home keeps the whole home DIR, --fresh-home keeps nothing")
+	}
 	out, err := res.Resolve(f.report.check) // reportjson.go: --report-json's place, before anything is opened or kept
 	if err != nil {
 		return moat.Config{}, usagef("%s", trimMoat(err))
 	}
+	// A named working directory keeps its home's caches (and only them)
+	// unless --fresh-home or --home says otherwise; a fresh one has no
+	// project to keep them for.
+	out.Config.KeepCaches = res.WorkDir != "" && res.Home == "" && !f.freshHome
 	f.auditLog = out.AuditLog
 	f.heel.kept = out.KeptWorkDir
 	return out.Config, nil
