@@ -176,7 +176,7 @@ func (s *Sandbox) pathRefusal(f viewcheck.Finding) Refusal {
 	d := "hidden from the sandbox, which sees no such file"
 	switch f.Problem {
 	case viewcheck.Protected:
-		d = "a protected secret, hidden from the sandbox, which sees no such file"
+		d = "protected: hidden from the sandbox, whether or not the host has it"
 	case viewcheck.PrivateTemp:
 		d = "in the host's shared temp, hidden from the sandbox, which sees its own temp there"
 	case viewcheck.NoExec:

@@ -110,9 +110,11 @@ func (v *View) CheckEnv(env []string, names func(string) bool) []Finding {
 }
 
 // CheckArgs checks each absolute argument of args (the program as args[0]
-// included) for a path that exists on the host and that the sandbox
-// cannot see. An argument that is not a path, is relative, or does not
-// exist gives nothing.
+// included) for a path that the sandbox cannot see: one under a protected
+// path, whether or not it exists (its finding must not tell which secrets
+// the host holds), or one that exists on the host and is hidden. An
+// argument that is not a path, is relative, or does not exist otherwise
+// gives nothing.
 func (v *View) CheckArgs(args []string) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
@@ -124,6 +126,12 @@ func (v *View) CheckArgs(args []string) []Finding {
 		need := NeedRead
 		if i == 0 {
 			need = NeedExec
+		}
+		// A path under a protected one is told whether or not it exists,
+		// so that the line is no oracle of which secrets the host holds.
+		if c := filepath.Clean(a); v.protected(c) {
+			out = append(out, Finding{Path: c, Problem: Protected, Need: need})
+			continue
 		}
 		pr, at := v.Check(a, need)
 		if pr == Protected || pr == Hidden || pr == PrivateTemp {

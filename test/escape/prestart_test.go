@@ -156,7 +156,7 @@ func TestRefusalPathHidden(t *testing.T) {
 		name, path string
 		want       []string // in the line
 	}{
-		{"protected key", key, []string{"moat: path: " + key + ": a protected secret", "--readable " + key, "--protect-credentials=false"}},
+		{"protected key", key, []string{"moat: path: " + key + ": protected: hidden from the sandbox, whether or not the host has it", "--readable " + key, "--protect-credentials=false"}},
 		{"ungranted home file", notes, []string{"moat: path: " + notes + ": hidden from the sandbox", "(--readable " + notes + ")"}},
 	}
 	for _, tc := range tests {
@@ -188,6 +188,13 @@ func TestRefusalPathHidden(t *testing.T) {
 				t.Fatalf("control: --readable %s should open it with no moat: line: %s", tc.path, c)
 			}
 		})
+	}
+	// No oracle: a protected name the host does not have gets the same
+	// line as the key it has, so the line never tells which secrets exist.
+	missing := filepath.Join(ssh, "moat-prestart-missing-"+randomHex(4))
+	r := moatCLI(t, t.TempDir(), nil, "run", "--", "cat", missing)
+	if lines := moatLines(r.Stderr); len(lines) != 1 || !strings.HasPrefix(lines[0], "moat: path: "+missing+": protected: hidden from the sandbox, whether or not the host has it") {
+		t.Errorf("a missing protected name should get the same line as an existing one; got %q\n%s", lines, r)
 	}
 	// A program the host's PATH finds in a hidden directory of the home.
 	bin := homePlace(t)
