@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moat-sandbox/moat/internal/bytestr"
 )
 
 // MaxSize bounds a document that Parse reads: a sandbox names hosts and
@@ -36,7 +37,10 @@ func Marshal(d Document) ([]byte, error) {
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(d); err != nil {
+	// A Linux name may hold any byte, which JSON text cannot: escape
+	// such strings (internal/bytestr) rather than let encoding/json turn
+	// them into U+FFFD, which would name another file.
+	if err := enc.Encode(bytestr.Out(d)); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	return b.Bytes(), nil

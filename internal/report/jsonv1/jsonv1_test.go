@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/bytestr"
 	"github.com/moat-sandbox/moat/internal/report/jsonv1/schematest"
 	"github.com/moat-sandbox/moat/internal/settings"
 )
@@ -210,4 +211,27 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("reparse: %v\n%s", err, b)
 		}
 	})
+}
+
+// A subject that is not valid UTF-8 (a Linux name may hold any byte) keeps
+// its exact bytes through the document instead of becoming U+FFFD, which
+// would name another file. Control: a valid subject is unchanged.
+func TestMarshalKeepsNonUTF8Bytes(t *testing.T) {
+	for _, subject := range []string{"/w/bad\xffname", "/w/plain-name"} {
+		b, err := Marshal(Document{Version: 1, Refusals: []Refusal{{Kind: "path", Subject: subject}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte("\uFFFD")) {
+			t.Fatalf("%q became U+FFFD: %s", subject, b)
+		}
+		d, err := Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := d.Refusals[0].Subject
+		if got != bytestr.Escape(subject) || bytestr.Unescape(got) != subject {
+			t.Fatalf("subject %q came back as %q", subject, got)
+		}
+	}
 }
