@@ -21,6 +21,8 @@ func TestSysnumsARM64(t *testing.T) {
 		"unshare":           unix.SYS_UNSHARE,
 		"sendmmsg":          unix.SYS_SENDMMSG,
 		"clone3":            unix.SYS_CLONE3,
+		"execve":            unix.SYS_EXECVE,
+		"execveat":          unix.SYS_EXECVEAT,
 		"ptrace":            unix.SYS_PTRACE,
 		"syslog":            unix.SYS_SYSLOG,
 		"personality":       unix.SYS_PERSONALITY,

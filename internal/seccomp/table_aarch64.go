@@ -22,6 +22,8 @@ var aarch64Table = sysTable{
 		"clone":      220,
 		"sendmmsg":   269,
 		"clone3":     435,
+		"execve":     221,
+		"execveat":   281,
 
 		// Denied with EPERM.
 		"lookup_dcookie":    18,

@@ -23,6 +23,8 @@ var x86Table = sysTable{
 		"memfd_secret": 447,
 		"fallocate":    285,
 		"clone3":       435,
+		"execve":       59,
+		"execveat":     322,
 
 		// Denied with EPERM.
 		"ptrace":            101,

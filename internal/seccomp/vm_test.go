@@ -328,3 +328,60 @@ func TestProgramVMAbsentSyscalls(t *testing.T) {
 		}
 	}
 }
+
+// TestProgramVMObserve checks the options that hand calls to the
+// supervisor only to be observed: every execve and execveat with
+// SuperviseExec, and the socket calls the policy refuses with
+// NotifyRefusedSockets. The calls the policy allows stay in the kernel,
+// and without the options nothing changes.
+func TestProgramVMObserve(t *testing.T) {
+	observe := Options{AllowInetStream: true, SuperviseSockets: true, SuperviseExec: true, NotifyRefusedSockets: true}
+	cases := []struct {
+		name string
+		opts Options
+		sys  string
+		args [6]uint64
+		want uint32
+	}{
+		{"execve observed", observe, "execve", [6]uint64{0x1000}, wantNotify},
+		{"execveat observed", observe, "execveat", [6]uint64{3, 0x1000, 0, 0, 0x1000}, wantNotify},
+		{"execve plain", Options{SuperviseSockets: true}, "execve", [6]uint64{0x1000}, wantAllow},
+		{"execveat plain", Options{}, "execveat", [6]uint64{3, 0x1000}, wantAllow},
+		{"udp observed", observe, "socket", [6]uint64{afInet, sockDgram}, wantNotify},
+		{"udp6 observed", observe, "socket", [6]uint64{afInet6, sockDgram | sockCloexec}, wantNotify},
+		{"raw observed", observe, "socket", [6]uint64{afInet, 3}, wantNotify},
+		{"netlink observed", observe, "socket", [6]uint64{16, 3}, wantNotify},
+		{"mptcp observed", observe, "socket", [6]uint64{afInet, sockStream, 262}, wantNotify},
+		{"inet pair observed", observe, "socketpair", [6]uint64{afInet, sockStream}, wantNotify},
+		{"tcp allowed", observe, "socket", [6]uint64{afInet, sockStream}, wantAllow},
+		{"unix allowed", observe, "socket", [6]uint64{afUnix, sockDgram}, wantAllow},
+		{"unix pair allowed", observe, "socketpair", [6]uint64{afUnix, sockStream}, wantAllow},
+		{"tcp refused without inet, observed", Options{NotifyRefusedSockets: true}, "socket", [6]uint64{afInet, sockStream}, wantNotify},
+		{"udp plain", Options{AllowInetStream: true, SuperviseSockets: true}, "socket", [6]uint64{afInet, sockDgram}, wantEPERM},
+		{"inet pair plain", Options{}, "socketpair", [6]uint64{afInet, sockStream}, wantEPERM},
+		{"connect still supervised", observe, "connect", [6]uint64{3, 0x1000, 16}, wantNotify},
+		{"read untouched", observe, "read", [6]uint64{}, wantAllow},
+	}
+	for _, arch := range []Arch{AMD64, ARM64} {
+		tab, _ := arch.table()
+		for _, c := range cases {
+			t.Run(string(arch)+"/"+c.name, func(t *testing.T) {
+				prog, err := Build(arch, c.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				vm, err := bpf.NewVM(prog)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := vm.Run(seccompData(sysnum(t, arch, c.sys), tab.audit, c.args))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if uint32(got) != c.want {
+					t.Errorf("%s %#x: got %#x, want %#x", c.sys, c.args, uint32(got), c.want)
+				}
+			})
+		}
+	}
+}

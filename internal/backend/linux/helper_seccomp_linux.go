@@ -8,13 +8,19 @@ import (
 )
 
 // buildSeccomp assembles moat's filter for this architecture; supervise
-// hands the socket calls that name an address to the socket guard.
+// hands the socket calls that name an address to the socket guard, and
+// the execs and refused sockets to its observer (helper_observe_linux.go).
 func buildSeccomp(allowInetTCP, supervise bool) ([]unix.SockFilter, error) {
 	arch, ok := seccomp.NativeArch()
 	if !ok {
 		return nil, fmt.Errorf("seccomp: no filter for this architecture")
 	}
-	return seccomp.Assemble(arch, seccomp.Options{AllowInetStream: allowInetTCP, SuperviseSockets: supervise})
+	return seccomp.Assemble(arch, seccomp.Options{
+		AllowInetStream:      allowInetTCP,
+		SuperviseSockets:     supervise,
+		SuperviseExec:        supervise,
+		NotifyRefusedSockets: supervise,
+	})
 }
 
 // installFilter loads the filter on the calling thread; no_new_privs must

@@ -139,6 +139,9 @@ func (z *zygoteProc) build(fds []int) error {
 	if s.SuperviseSockets && z.guard == nil {
 		return fmt.Errorf("socket guard: needs the sandbox's namespaces")
 	}
+	if z.guard != nil {
+		z.guard.inetTCP = s.AllowInetTCP
+	}
 	if z.filter, err = buildSeccomp(s.AllowInetTCP, z.guard != nil); err != nil {
 		return err
 	}
