@@ -385,3 +385,61 @@ func TestProgramVMObserve(t *testing.T) {
 		}
 	}
 }
+
+// TestPassExecPrefix: the prefix lets exactly the execve with the given
+// pathname pointer through; another pointer, one that matches in one
+// half only, another syscall with that argument, and another
+// architecture go on to the program.
+func TestPassExecPrefix(t *testing.T) {
+	const path = 0x0000_7fff_1234_5678
+	opts := Options{SuperviseExec: true, SuperviseSockets: true, NotifyRefusedSockets: true}
+	for _, arch := range []Arch{AMD64, ARM64} {
+		tab, _ := arch.table()
+		prog, err := Build(arch, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix, err := passExecPrefix(arch, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm, err := bpf.NewVM(append(prefix, prog...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name  string
+			sys   string
+			audit uint32
+			arg0  uint64
+			want  uint32
+		}{
+			{"the command's exec", "execve", 0, path, wantAllow},
+			{"another exec", "execve", 0, path + 8, wantNotify},
+			{"high half differs", "execve", 0, path ^ 1<<40, wantNotify},
+			{"low half differs", "execve", 0, path &^ 0xff, wantNotify},
+			{"execveat", "execveat", 0, path, wantNotify},
+			{"udp with the pointer", "socket", 0, path, wantNotify},
+			{"another arch", "execve", 0x40000003, path, retKillProcess},
+		} {
+			t.Run(string(arch)+"/"+c.name, func(t *testing.T) {
+				audit := c.audit
+				if audit == 0 {
+					audit = tab.audit
+				}
+				args := [6]uint64{c.arg0}
+				if c.sys == "socket" {
+					args = [6]uint64{afInet, sockDgram}
+					args[0] |= path &^ 0xffffffff // the high half, which the filter ignores
+				}
+				got, err := vm.Run(seccompData(sysnum(t, arch, c.sys), audit, args))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if uint32(got) != c.want {
+					t.Errorf("got %#x, want %#x", uint32(got), c.want)
+				}
+			})
+		}
+	}
+}

@@ -2,6 +2,7 @@ package linux
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/moat-sandbox/moat/internal/seccomp"
 	"golang.org/x/sys/unix"
@@ -30,3 +31,13 @@ func installFilter(f []unix.SockFilter) error { return seccomp.Install(f) }
 // installFilterListener loads the filter on the calling thread and returns
 // the listener on which the socket guard receives its calls.
 func installFilterListener(f []unix.SockFilter) (int, error) { return seccomp.InstallListener(f) }
+
+// passExec returns filter preceded by a pass for the one execve whose
+// pathname is the pointer path (seccomp.PassExec).
+func passExec(f []unix.SockFilter, path *byte) ([]unix.SockFilter, error) {
+	arch, ok := seccomp.NativeArch()
+	if !ok {
+		return nil, fmt.Errorf("seccomp: no filter for this architecture")
+	}
+	return seccomp.PassExec(f, arch, uintptr(unsafe.Pointer(path)))
+}
