@@ -65,11 +65,13 @@ const (
 
 	ipprotoTCP         = 6 // also SOL_TCP, the setsockopt level
 	tcpFastopenConnect = 30
-	msgFastopen        = 0x20000000
-	perLinux           = 0x0000
-	perLinux32         = 0x0008
-	perUname26         = 0x0020000
-	perQuery           = 0xffffffff
+
+	xOK         = 1 // X_OK, in the mode of access and faccessat
+	msgFastopen = 0x20000000
+	perLinux    = 0x0000
+	perLinux32  = 0x0008
+	perUname26  = 0x0020000
+	perQuery    = 0xffffffff
 
 	tiocsti   = 0x5412
 	tioclinux = 0x541c

@@ -140,3 +140,13 @@ func checkPersonality(a *asm, _ Options) {
 	}
 	a.jump(bpf.JumpEqual, perUname26|perLinux32, toAllow, toEPERM)
 }
+
+// checkAccessExec hands an access check whose mode (argument arg) asks
+// about execution (X_OK) to the supervisor, which only observes it; any
+// other mode stays in the kernel.
+func checkAccessExec(arg int) func(a *asm, opts Options) {
+	return func(a *asm, _ Options) {
+		a.load(argLow(arg))
+		a.jump(bpf.JumpBitsSet, xOK, toNotify, toAllow)
+	}
+}

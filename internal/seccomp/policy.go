@@ -42,6 +42,12 @@ var rules = []rule{
 	// exec that write-xor-execute refuses and lets the kernel decide.
 	{name: "execve", verdict: toNotify, only: superviseExec},
 	{name: "execveat", verdict: toNotify, only: superviseExec},
+	// And the checks that ask whether a file may be executed (X_OK), as
+	// make and other tools do before they exec: the answer is the
+	// kernel's, but a refusal would go unreported.
+	{name: "access", check: checkAccessExec(1), only: superviseExec},
+	{name: "faccessat", check: checkAccessExec(2), only: superviseExec},
+	{name: "faccessat2", check: checkAccessExec(2), only: superviseExec},
 	// Memory files are files the sandbox writes and could then run
 	// (fexecve, or mmap with PROT_EXEC, which a seal against execution does
 	// not stop) where neither Landlock nor a noexec mount reaches. ENOSYS:

@@ -23,6 +23,8 @@ func TestSysnumsARM64(t *testing.T) {
 		"clone3":            unix.SYS_CLONE3,
 		"execve":            unix.SYS_EXECVE,
 		"execveat":          unix.SYS_EXECVEAT,
+		"faccessat":         unix.SYS_FACCESSAT,
+		"faccessat2":        unix.SYS_FACCESSAT2,
 		"ptrace":            unix.SYS_PTRACE,
 		"syslog":            unix.SYS_SYSLOG,
 		"personality":       unix.SYS_PERSONALITY,

@@ -25,6 +25,9 @@ var x86Table = sysTable{
 		"clone3":       435,
 		"execve":       59,
 		"execveat":     322,
+		"access":       21,
+		"faccessat":    269,
+		"faccessat2":   439,
 
 		// Denied with EPERM.
 		"ptrace":            101,

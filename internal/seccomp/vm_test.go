@@ -361,6 +361,11 @@ func TestProgramVMObserve(t *testing.T) {
 		{"inet pair plain", Options{}, "socketpair", [6]uint64{afInet, sockStream}, wantEPERM},
 		{"connect still supervised", observe, "connect", [6]uint64{3, 0x1000, 16}, wantNotify},
 		{"read untouched", observe, "read", [6]uint64{}, wantAllow},
+		{"faccessat X_OK observed", observe, "faccessat", [6]uint64{0xffffff9c, 0x1000, 1}, wantNotify},
+		{"faccessat R_OK|X_OK observed", observe, "faccessat2", [6]uint64{3, 0x1000, 5, 0}, wantNotify},
+		{"faccessat R_OK untouched", observe, "faccessat", [6]uint64{3, 0x1000, 4}, wantAllow},
+		{"faccessat F_OK untouched", observe, "faccessat2", [6]uint64{3, 0x1000, 0, 1}, wantAllow},
+		{"faccessat X_OK plain", Options{}, "faccessat", [6]uint64{3, 0x1000, 1}, wantAllow},
 	}
 	for _, arch := range []Arch{AMD64, ARM64} {
 		tab, _ := arch.table()

@@ -13,7 +13,8 @@ import (
 // otherwise fail at without moat hearing of it, so that each refusal can
 // be named with what allows it:
 //
-//   - execve and execveat. The supervisor decides nothing: Landlock and the
+//   - execve and execveat, and access checks for execution (X_OK), which
+//     make and other tools ask before they exec. The supervisor decides nothing: Landlock and the
 //     noexec mounts do, in the kernel, which carries on with every exec
 //     (SECCOMP_USER_NOTIF_FLAG_CONTINUE). It only looks, before letting
 //     it go on, at the file the caller names, resolved as the caller
@@ -38,7 +39,7 @@ import (
 // reports whether it did.
 func (g *sockGuard) observe(listener int, n *seccompNotif) bool {
 	switch uintptr(n.Nr) {
-	case unix.SYS_EXECVE, unix.SYS_EXECVEAT:
+	case unix.SYS_EXECVE, unix.SYS_EXECVEAT, unix.SYS_FACCESSAT, unix.SYS_FACCESSAT2, sysAccess:
 		if path := g.execRefused(listener, n); path != "" {
 			g.refuse(refusedCall{Kind: refusedExec, Subject: path})
 		}
@@ -63,13 +64,18 @@ func answer(listener int, id uint64, val int64, errno unix.Errno, flags uint32) 
 	_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&r)))
 }
 
-// execRefused returns the file an exec names, resolved, when
+// execRefused returns the file an exec (or an X_OK check) names, resolved, when
 // write-xor-execute will make the kernel refuse it; "" otherwise.
 func (g *sockGuard) execRefused(listener int, n *seccompNotif) string {
 	tid := strconv.Itoa(int(n.Pid))
 	pathArg, dirArg, flags := n.Args[0], int32(unix.AT_FDCWD), uint64(0)
-	if uintptr(n.Nr) == unix.SYS_EXECVEAT {
+	switch uintptr(n.Nr) {
+	case unix.SYS_EXECVEAT:
 		dirArg, pathArg, flags = int32(n.Args[0]), n.Args[1], n.Args[4]
+	case unix.SYS_FACCESSAT:
+		dirArg, pathArg = int32(n.Args[0]), n.Args[1]
+	case unix.SYS_FACCESSAT2:
+		dirArg, pathArg, flags = int32(n.Args[0]), n.Args[1], n.Args[3]
 	}
 	path, ok := readCString(int(n.Pid), pathArg, unix.PathMax)
 	if !ok || !idValid(listener, n.ID) {
