@@ -56,9 +56,10 @@ const (
 
 // Socket and terminal constants.
 const (
-	afUnix  = 1
-	afInet  = 2
-	afInet6 = 10
+	afUnix    = 1
+	afInet    = 2
+	afInet6   = 10
+	afNetlink = 16
 
 	sockStream   = 1
 	sockTypeMask = 0xf // SOCK_TYPE_MASK: the rest of socket's type are SOCK_NONBLOCK/SOCK_CLOEXEC

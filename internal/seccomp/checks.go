@@ -36,15 +36,20 @@ func checkIoctl(a *asm, _ Options) {
 // TCP over IPv4 or IPv6 (type SOCK_STREAM with any of SOCK_NONBLOCK and
 // SOCK_CLOEXEC, protocol 0 or IPPROTO_TCP; not MPTCP). Everything else,
 // such as UDP, raw, netlink, packet and vsock sockets, is refused: with
-// EPERM, or by the supervisor with opts.NotifyRefusedSockets.
+// EPERM, or by the supervisor with opts.NotifyRefusedSockets. Netlink
+// always fails here with EPERM: libc opens it to list the interfaces
+// (getifaddrs, as Node does at start) and falls back, so naming it would
+// only be noise.
 func checkSocket(a *asm, opts Options) {
 	refused := socketRefused(opts)
 	a.load(argLow(0))
 	if !opts.AllowInetStream {
-		a.jump(bpf.JumpEqual, afUnix, toAllow, refused)
+		a.jump(bpf.JumpEqual, afUnix, toAllow, "")
+		a.jump(bpf.JumpEqual, afNetlink, toEPERM, refused)
 		return
 	}
 	a.jump(bpf.JumpEqual, afUnix, toAllow, "")
+	a.jump(bpf.JumpEqual, afNetlink, toEPERM, "")
 	a.jump(bpf.JumpEqual, afInet, "socket:inet", "")
 	a.jump(bpf.JumpEqual, afInet6, "", refused)
 	a.label("socket:inet")

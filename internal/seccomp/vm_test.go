@@ -66,7 +66,6 @@ const (
 	sockRaw      = 3
 	sockNonblock = 0x800
 	sockCloexec  = 0x80000
-	afNetlink    = 16
 	afPacket     = 17
 	afVsock      = 40
 	ipprotoUDP   = 17
@@ -350,7 +349,9 @@ func TestProgramVMObserve(t *testing.T) {
 		{"udp observed", observe, "socket", [6]uint64{afInet, sockDgram}, wantNotify},
 		{"udp6 observed", observe, "socket", [6]uint64{afInet6, sockDgram | sockCloexec}, wantNotify},
 		{"raw observed", observe, "socket", [6]uint64{afInet, 3}, wantNotify},
-		{"netlink observed", observe, "socket", [6]uint64{16, 3}, wantNotify},
+		{"netlink refused in the filter", observe, "socket", [6]uint64{16, 3}, wantEPERM},
+		{"netlink refused in the filter, no inet", Options{NotifyRefusedSockets: true}, "socket", [6]uint64{16, 3}, wantEPERM},
+		{"packet observed", observe, "socket", [6]uint64{17, 3}, wantNotify},
 		{"mptcp observed", observe, "socket", [6]uint64{afInet, sockStream, 262}, wantNotify},
 		{"inet pair observed", observe, "socketpair", [6]uint64{afInet, sockStream}, wantNotify},
 		{"tcp allowed", observe, "socket", [6]uint64{afInet, sockStream}, wantAllow},
