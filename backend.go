@@ -216,15 +216,25 @@ func socketGrants(paths []string) ([]spec.Socket, error) {
 	return out, nil
 }
 
-// noteSocketRefusals records the host sockets the sandbox was refused
-// since the last call.
+// noteSocketRefusals records what the backend's supervisor saw the sandbox
+// refused since the last call: host sockets, execs of written files
+// (build.go), socket families.
 func (s *Sandbox) noteSocketRefusals() {
-	for _, p := range s.backend.SocketRefusals() {
-		s.addRefusal(Refusal{
-			Kind:    "socket",
-			Subject: p,
-			Detail:  "a host Unix socket; connecting to it is refused",
-			Setting: "sockets",
-		})
+	for _, r := range s.backend.Refusals() {
+		switch r.Kind {
+		case spec.RefusedUnixSocket:
+			s.addRefusal(Refusal{
+				Kind:    "socket",
+				Subject: r.Subject,
+				Detail:  "a host Unix socket; connecting to it is refused",
+				Setting: "sockets",
+			})
+		case spec.RefusedExec:
+			s.noteWrittenExec(r.Subject)
+		case spec.RefusedSocket:
+			// No flag opens other families: the detail says what the
+			// sandbox may use instead.
+			s.addRefusal(Refusal{Kind: "socket", Subject: r.Subject, Detail: r.Detail})
+		}
 	}
 }

@@ -92,15 +92,23 @@ func (s *Sandbox) wxLayer() Layer {
 // noteExecRefused records that the command itself, real, lies where the
 // sandbox may not execute, when that place is one the sandbox writes. A
 // program that a command runs in turn (go test's test binary, a script's
-// ./app) fails inside the sandbox with EACCES, which the kernel does not
-// report to moat: see noteExit.
+// ./app) fails inside the sandbox with EACCES; the backend's supervisor
+// reports it where there is one (noteSocketRefusals), else see noteExit.
 func (s *Sandbox) noteExecRefused(real string) {
 	if !s.writtenPlace(real) {
 		return
 	}
-	r := Refusal{Kind: "exec", Subject: real, Detail: wxDetail}
-	if !paths.UnderAny(real, []string{s.workDir}) {
-		r.Detail += "; build mode makes only the working directory executable"
+	s.noteWrittenExec(real)
+}
+
+// noteWrittenExec records that write-xor-execute kept the sandbox from
+// executing path, a file written in the sandbox: the command itself
+// (noteExecRefused), or a program any of its processes ran, as the
+// backend's supervisor saw it (noteSocketRefusals).
+func (s *Sandbox) noteWrittenExec(path string) {
+	r := Refusal{Kind: "exec", Subject: path, Detail: wxDetail}
+	if !paths.UnderAny(path, []string{s.workDir}) {
+		r.Detail += "; build mode makes only the working directory and Go's GOTMPDIR executable"
 	}
 	if !s.cfg.Build {
 		r.Setting = buildSetting
@@ -122,11 +130,12 @@ func (s *Sandbox) writtenPlace(path string) bool {
 }
 
 // noteExit records, for a command that exited with 126 (the shell's
-// "cannot execute") outside build mode, that write-xor-execute may be why:
-// the kernel refuses the exec inside the sandbox and does not tell moat
-// which file it was.
+// "cannot execute") outside build mode, that write-xor-execute may be why,
+// where the backend does not watch execs: the kernel refuses the exec
+// inside the sandbox and does not tell moat which file it was. Where it
+// does (Linux with namespaces), every such refusal is named already.
 func (s *Sandbox) noteExit(name string, code int) {
-	if code != 126 || s.cfg.Build {
+	if code != 126 || s.cfg.Build || s.backend.SupervisesExec() {
 		return
 	}
 	s.addRefusal(Refusal{

@@ -56,20 +56,23 @@ const (
 
 // Socket and terminal constants.
 const (
-	afUnix  = 1
-	afInet  = 2
-	afInet6 = 10
+	afUnix    = 1
+	afInet    = 2
+	afInet6   = 10
+	afNetlink = 16
 
 	sockStream   = 1
 	sockTypeMask = 0xf // SOCK_TYPE_MASK: the rest of socket's type are SOCK_NONBLOCK/SOCK_CLOEXEC
 
 	ipprotoTCP         = 6 // also SOL_TCP, the setsockopt level
 	tcpFastopenConnect = 30
-	msgFastopen        = 0x20000000
-	perLinux           = 0x0000
-	perLinux32         = 0x0008
-	perUname26         = 0x0020000
-	perQuery           = 0xffffffff
+
+	xOK         = 1 // X_OK, in the mode of access and faccessat
+	msgFastopen = 0x20000000
+	perLinux    = 0x0000
+	perLinux32  = 0x0008
+	perUname26  = 0x0020000
+	perQuery    = 0xffffffff
 
 	tiocsti   = 0x5412
 	tioclinux = 0x541c

@@ -35,29 +35,46 @@ func checkIoctl(a *asm, _ Options) {
 // checkSocket allows AF_UNIX sockets and, with opts.AllowInetStream, plain
 // TCP over IPv4 or IPv6 (type SOCK_STREAM with any of SOCK_NONBLOCK and
 // SOCK_CLOEXEC, protocol 0 or IPPROTO_TCP; not MPTCP). Everything else,
-// such as UDP, raw, netlink, packet and vsock sockets, is refused.
+// such as UDP, raw, netlink, packet and vsock sockets, is refused: with
+// EPERM, or by the supervisor with opts.NotifyRefusedSockets. Netlink
+// always fails here with EPERM: libc opens it to list the interfaces
+// (getifaddrs, as Node does at start) and falls back, so naming it would
+// only be noise.
 func checkSocket(a *asm, opts Options) {
+	refused := socketRefused(opts)
 	a.load(argLow(0))
 	if !opts.AllowInetStream {
-		a.jump(bpf.JumpEqual, afUnix, toAllow, toEPERM)
+		a.jump(bpf.JumpEqual, afUnix, toAllow, "")
+		a.jump(bpf.JumpEqual, afNetlink, toEPERM, refused)
 		return
 	}
 	a.jump(bpf.JumpEqual, afUnix, toAllow, "")
+	a.jump(bpf.JumpEqual, afNetlink, toEPERM, "")
 	a.jump(bpf.JumpEqual, afInet, "socket:inet", "")
-	a.jump(bpf.JumpEqual, afInet6, "", toEPERM)
+	a.jump(bpf.JumpEqual, afInet6, "", refused)
 	a.label("socket:inet")
 	a.load(argLow(1))
 	a.and(sockTypeMask)
-	a.jump(bpf.JumpEqual, sockStream, "", toEPERM)
+	a.jump(bpf.JumpEqual, sockStream, "", refused)
 	a.load(argLow(2))
 	a.jump(bpf.JumpEqual, 0, toAllow, "")
-	a.jump(bpf.JumpEqual, ipprotoTCP, toAllow, toEPERM)
+	a.jump(bpf.JumpEqual, ipprotoTCP, toAllow, refused)
 }
 
 // checkSocketpair allows only AF_UNIX pairs.
-func checkSocketpair(a *asm, _ Options) {
+func checkSocketpair(a *asm, opts Options) {
 	a.load(argLow(0))
-	a.jump(bpf.JumpEqual, afUnix, toAllow, toEPERM)
+	a.jump(bpf.JumpEqual, afUnix, toAllow, socketRefused(opts))
+}
+
+// socketRefused is where a refused socket or socketpair goes: to the
+// supervisor, which records it and fails it with EPERM, when
+// opts.NotifyRefusedSockets; else straight to EPERM.
+func socketRefused(opts Options) string {
+	if opts.NotifyRefusedSockets {
+		return toNotify
+	}
+	return toEPERM
 }
 
 // checkSendFlags refuses MSG_FASTOPEN in the flags argument arg: a TCP Fast
@@ -127,4 +144,14 @@ func checkPersonality(a *asm, _ Options) {
 		a.jump(bpf.JumpEqual, p, toAllow, "")
 	}
 	a.jump(bpf.JumpEqual, perUname26|perLinux32, toAllow, toEPERM)
+}
+
+// checkAccessExec hands an access check whose mode (argument arg) asks
+// about execution (X_OK) to the supervisor, which only observes it; any
+// other mode stays in the kernel.
+func checkAccessExec(arg int) func(a *asm, opts Options) {
+	return func(a *asm, _ Options) {
+		a.load(argLow(arg))
+		a.jump(bpf.JumpBitsSet, xOK, toNotify, toAllow)
+	}
 }

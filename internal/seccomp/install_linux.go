@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,6 +25,28 @@ func Assemble(arch Arch, opts Options) ([]unix.SockFilter, error) {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
 	return filter, nil
+}
+
+// PassExec returns filter, assembled for arch, preceded by a prefix that
+// lets the one execve whose pathname argument is the pointer path through
+// without the filter (passExecPrefix).
+func PassExec(filter []unix.SockFilter, arch Arch, path uintptr) ([]unix.SockFilter, error) {
+	prefix, err := passExecPrefix(arch, uint64(path))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := bpf.Assemble(prefix)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: assemble: %w", err)
+	}
+	if len(raw)+len(filter) > maxInsns {
+		return nil, fmt.Errorf("seccomp: program: %d instructions, more than the kernel's %d", len(raw)+len(filter), maxInsns)
+	}
+	out := make([]unix.SockFilter, 0, len(raw)+len(filter))
+	for _, r := range raw {
+		out = append(out, unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K})
+	}
+	return append(out, filter...), nil
 }
 
 // Install installs filter on the calling OS thread only, with

@@ -16,6 +16,9 @@ type rule struct {
 	name    string
 	verdict string
 	check   func(a *asm, opts Options)
+	// only, when set, leaves the rule out of programs whose options it
+	// rejects: the syscall is then allowed, at no cost to the others.
+	only func(opts Options) bool
 }
 
 // rules is the policy, in dispatch order. Syscalls not listed are allowed.
@@ -35,6 +38,16 @@ var rules = []rule{
 	{name: "sendmsg", check: checkSendFlags(2)},
 	{name: "sendmmsg", check: checkSendFlags(3)},
 	{name: "setsockopt", check: checkSetsockopt},
+	// The supervisor only watches these (SuperviseExec): it records an
+	// exec that write-xor-execute refuses and lets the kernel decide.
+	{name: "execve", verdict: toNotify, only: superviseExec},
+	{name: "execveat", verdict: toNotify, only: superviseExec},
+	// And the checks that ask whether a file may be executed (X_OK), as
+	// make and other tools do before they exec: the answer is the
+	// kernel's, but a refusal would go unreported.
+	{name: "access", check: checkAccessExec(1), only: superviseExec},
+	{name: "faccessat", check: checkAccessExec(2), only: superviseExec},
+	{name: "faccessat2", check: checkAccessExec(2), only: superviseExec},
 	// Memory files are files the sandbox writes and could then run
 	// (fexecve, or mmap with PROT_EXEC, which a seal against execution does
 	// not stop) where neither Landlock nor a noexec mount reaches. ENOSYS:
@@ -118,3 +131,6 @@ var rules = []rule{
 	// ordinary programs (Docker refuses it too).
 	{name: "modify_ldt", verdict: toEPERM},
 }
+
+// superviseExec selects the exec rules.
+func superviseExec(opts Options) bool { return opts.SuperviseExec }

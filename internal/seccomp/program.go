@@ -21,6 +21,24 @@ type Options struct {
 	// When false (the zero value) those calls are allowed, MSG_FASTOPEN
 	// and TCP_FASTOPEN_CONNECT aside.
 	SuperviseSockets bool
+	// SuperviseExec hands execve and execveat to the supervisor, which
+	// only observes them: it answers each with
+	// SECCOMP_USER_NOTIF_FLAG_CONTINUE, and the kernel (Landlock, noexec
+	// mounts) decides as it would without the filter. When false (the
+	// zero value) both are allowed without a notification.
+	SuperviseExec bool
+	// NotifyRefusedSockets hands socket and socketpair calls that the
+	// policy refuses to the supervisor instead of failing them in the
+	// filter, so that it can record them; the supervisor must fail them
+	// with EPERM, as the filter would. When false (the zero value) they
+	// fail with EPERM in the filter.
+	NotifyRefusedSockets bool
+}
+
+// supervises reports whether the program hands any call to the
+// supervisor, and so must be installed with a listener.
+func (o Options) supervises() bool {
+	return o.SuperviseSockets || o.SuperviseExec || o.NotifyRefusedSockets
 }
 
 // maxInsns is BPF_MAXINSNS, the kernel's limit on a classic BPF program.
@@ -49,6 +67,9 @@ func Build(arch Arch, opts Options) ([]bpf.Instruction, error) {
 	// Dispatch: one comparison per rule, then the default.
 	var checks []rule
 	for _, r := range rules {
+		if r.only != nil && !r.only(opts) {
+			continue
+		}
 		nr, ok := t.nr[r.name]
 		if !ok {
 			if t.absent[r.name] {
@@ -70,7 +91,7 @@ func Build(arch Arch, opts Options) ([]bpf.Instruction, error) {
 		r.check(&a, opts)
 	}
 
-	if opts.SuperviseSockets {
+	if opts.supervises() {
 		a.label(toNotify)
 		a.ret(retUserNotif)
 	}

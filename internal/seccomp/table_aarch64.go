@@ -22,6 +22,10 @@ var aarch64Table = sysTable{
 		"clone":      220,
 		"sendmmsg":   269,
 		"clone3":     435,
+		"execve":     221,
+		"execveat":   281,
+		"faccessat":  48,
+		"faccessat2": 439,
 
 		// Denied with EPERM.
 		"lookup_dcookie":    18,
@@ -74,5 +78,5 @@ var aarch64Table = sysTable{
 		"open_tree_attr":    467,
 	},
 	// x86 port I/O and a.out loading do not exist on arm64.
-	absent: map[string]bool{"iopl": true, "ioperm": true, "uselib": true, "modify_ldt": true},
+	absent: map[string]bool{"iopl": true, "ioperm": true, "uselib": true, "modify_ldt": true, "access": true},
 }

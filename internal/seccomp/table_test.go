@@ -57,6 +57,7 @@ func TestArm64Numbers(t *testing.T) {
 		"fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
 		"clone3": 435, "pidfd_getfd": 438, "mount_setattr": 442,
 		"quotactl_fd": 443, "open_tree_attr": 467, "memfd_create": 279, "memfd_secret": 447, "fallocate": 47,
+		"execve": 221, "execveat": 281, "faccessat": 48, "faccessat2": 439,
 	}
 	if len(want) != len(aarch64Table.nr) {
 		t.Errorf("arm64 table has %d entries, want %d", len(aarch64Table.nr), len(want))

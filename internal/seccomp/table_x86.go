@@ -23,6 +23,11 @@ var x86Table = sysTable{
 		"memfd_secret": 447,
 		"fallocate":    285,
 		"clone3":       435,
+		"execve":       59,
+		"execveat":     322,
+		"access":       21,
+		"faccessat":    269,
+		"faccessat2":   439,
 
 		// Denied with EPERM.
 		"ptrace":            101,

@@ -66,7 +66,6 @@ const (
 	sockRaw      = 3
 	sockNonblock = 0x800
 	sockCloexec  = 0x80000
-	afNetlink    = 16
 	afPacket     = 17
 	afVsock      = 40
 	ipprotoUDP   = 17
@@ -325,6 +324,128 @@ func TestProgramVMAbsentSyscalls(t *testing.T) {
 		got, err := vm.Run(seccompData(nr, auditArchAARCH64, [6]uint64{}))
 		if err != nil || uint32(got) != wantAllow {
 			t.Errorf("arm64 nr %d: got %#x, %v; want %#x", nr, uint32(got), err, wantAllow)
+		}
+	}
+}
+
+// TestProgramVMObserve checks the options that hand calls to the
+// supervisor only to be observed: every execve and execveat with
+// SuperviseExec, and the socket calls the policy refuses with
+// NotifyRefusedSockets. The calls the policy allows stay in the kernel,
+// and without the options nothing changes.
+func TestProgramVMObserve(t *testing.T) {
+	observe := Options{AllowInetStream: true, SuperviseSockets: true, SuperviseExec: true, NotifyRefusedSockets: true}
+	cases := []struct {
+		name string
+		opts Options
+		sys  string
+		args [6]uint64
+		want uint32
+	}{
+		{"execve observed", observe, "execve", [6]uint64{0x1000}, wantNotify},
+		{"execveat observed", observe, "execveat", [6]uint64{3, 0x1000, 0, 0, 0x1000}, wantNotify},
+		{"execve plain", Options{SuperviseSockets: true}, "execve", [6]uint64{0x1000}, wantAllow},
+		{"execveat plain", Options{}, "execveat", [6]uint64{3, 0x1000}, wantAllow},
+		{"udp observed", observe, "socket", [6]uint64{afInet, sockDgram}, wantNotify},
+		{"udp6 observed", observe, "socket", [6]uint64{afInet6, sockDgram | sockCloexec}, wantNotify},
+		{"raw observed", observe, "socket", [6]uint64{afInet, 3}, wantNotify},
+		{"netlink refused in the filter", observe, "socket", [6]uint64{16, 3}, wantEPERM},
+		{"netlink refused in the filter, no inet", Options{NotifyRefusedSockets: true}, "socket", [6]uint64{16, 3}, wantEPERM},
+		{"packet observed", observe, "socket", [6]uint64{17, 3}, wantNotify},
+		{"mptcp observed", observe, "socket", [6]uint64{afInet, sockStream, 262}, wantNotify},
+		{"inet pair observed", observe, "socketpair", [6]uint64{afInet, sockStream}, wantNotify},
+		{"tcp allowed", observe, "socket", [6]uint64{afInet, sockStream}, wantAllow},
+		{"unix allowed", observe, "socket", [6]uint64{afUnix, sockDgram}, wantAllow},
+		{"unix pair allowed", observe, "socketpair", [6]uint64{afUnix, sockStream}, wantAllow},
+		{"tcp refused without inet, observed", Options{NotifyRefusedSockets: true}, "socket", [6]uint64{afInet, sockStream}, wantNotify},
+		{"udp plain", Options{AllowInetStream: true, SuperviseSockets: true}, "socket", [6]uint64{afInet, sockDgram}, wantEPERM},
+		{"inet pair plain", Options{}, "socketpair", [6]uint64{afInet, sockStream}, wantEPERM},
+		{"connect still supervised", observe, "connect", [6]uint64{3, 0x1000, 16}, wantNotify},
+		{"read untouched", observe, "read", [6]uint64{}, wantAllow},
+		{"faccessat X_OK observed", observe, "faccessat", [6]uint64{0xffffff9c, 0x1000, 1}, wantNotify},
+		{"faccessat R_OK|X_OK observed", observe, "faccessat2", [6]uint64{3, 0x1000, 5, 0}, wantNotify},
+		{"faccessat R_OK untouched", observe, "faccessat", [6]uint64{3, 0x1000, 4}, wantAllow},
+		{"faccessat F_OK untouched", observe, "faccessat2", [6]uint64{3, 0x1000, 0, 1}, wantAllow},
+		{"faccessat X_OK plain", Options{}, "faccessat", [6]uint64{3, 0x1000, 1}, wantAllow},
+	}
+	for _, arch := range []Arch{AMD64, ARM64} {
+		tab, _ := arch.table()
+		for _, c := range cases {
+			t.Run(string(arch)+"/"+c.name, func(t *testing.T) {
+				prog, err := Build(arch, c.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				vm, err := bpf.NewVM(prog)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := vm.Run(seccompData(sysnum(t, arch, c.sys), tab.audit, c.args))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if uint32(got) != c.want {
+					t.Errorf("%s %#x: got %#x, want %#x", c.sys, c.args, uint32(got), c.want)
+				}
+			})
+		}
+	}
+}
+
+// TestPassExecPrefix: the prefix lets exactly the execve with the given
+// pathname pointer through; another pointer, one that matches in one
+// half only, another syscall with that argument, and another
+// architecture go on to the program.
+func TestPassExecPrefix(t *testing.T) {
+	const path = 0x0000_7fff_1234_5678
+	opts := Options{SuperviseExec: true, SuperviseSockets: true, NotifyRefusedSockets: true}
+	for _, arch := range []Arch{AMD64, ARM64} {
+		tab, _ := arch.table()
+		prog, err := Build(arch, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix, err := passExecPrefix(arch, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm, err := bpf.NewVM(append(prefix, prog...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name  string
+			sys   string
+			audit uint32
+			arg0  uint64
+			want  uint32
+		}{
+			{"the command's exec", "execve", 0, path, wantAllow},
+			{"another exec", "execve", 0, path + 8, wantNotify},
+			{"high half differs", "execve", 0, path ^ 1<<40, wantNotify},
+			{"low half differs", "execve", 0, path &^ 0xff, wantNotify},
+			{"execveat", "execveat", 0, path, wantNotify},
+			{"udp with the pointer", "socket", 0, path, wantNotify},
+			{"another arch", "execve", 0x40000003, path, retKillProcess},
+		} {
+			t.Run(string(arch)+"/"+c.name, func(t *testing.T) {
+				audit := c.audit
+				if audit == 0 {
+					audit = tab.audit
+				}
+				args := [6]uint64{c.arg0}
+				if c.sys == "socket" {
+					args = [6]uint64{afInet, sockDgram}
+					args[0] |= path &^ 0xffffffff // the high half, which the filter ignores
+				}
+				got, err := vm.Run(seccompData(sysnum(t, arch, c.sys), audit, args))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if uint32(got) != c.want {
+					t.Errorf("got %#x, want %#x", uint32(got), c.want)
+				}
+			})
 		}
 	}
 }

@@ -21,12 +21,40 @@ type Backend interface {
 	// OpenTerminal makes a pseudo-terminal pair inside the sandbox; ok is
 	// false where the backend cannot.
 	OpenTerminal() (master, slave *os.File, ok bool, err error)
-	// SocketRefusals returns the host Unix sockets the sandbox tried to
-	// reach and was refused since the last call.
-	SocketRefusals() []string
+	// Refusals returns what the sandbox's supervisor recorded as refused
+	// since the last call: host Unix sockets it tried to reach, files
+	// write-xor-execute kept it from executing, sockets it may not open.
+	Refusals() []SandboxRefusal
+	// SupervisesExec reports whether Refusals names every exec that
+	// write-xor-execute refuses, in any process of the sandbox; when
+	// false, such a refusal shows only as the program's own error.
+	SupervisesExec() bool
 	// Close kills what is left of the sandbox and releases its host
 	// objects.
 	Close() error
+}
+
+// Kinds of SandboxRefusal.
+const (
+	// RefusedUnixSocket is a host Unix socket the sandbox tried to reach;
+	// the subject is its path.
+	RefusedUnixSocket = "unix-socket"
+	// RefusedExec is a file the sandbox wrote and tried to execute; the
+	// subject is its path, resolved, as the sandbox sees it.
+	RefusedExec = "exec"
+	// RefusedSocket is a socket the sandbox may not open; the subject
+	// names its family and type, the detail says what it may open.
+	RefusedSocket = "socket"
+)
+
+// SandboxRefusal is one refusal a backend's supervisor recorded. The zero
+// value records nothing.
+type SandboxRefusal struct {
+	// Kind is one of RefusedUnixSocket, RefusedExec, RefusedSocket.
+	Kind    string
+	Subject string
+	// Detail, when not empty, says why.
+	Detail string
 }
 
 // Process is one started command.

@@ -149,9 +149,12 @@ func (e *Engine) OpenTerminal() (master, slave *os.File, ok bool, err error) {
 	return nil, nil, false, nil
 }
 
-// SocketRefusals is always empty: Seatbelt refuses host sockets without
-// telling moat.
-func (e *Engine) SocketRefusals() []string { return nil }
+// Refusals is always empty: Seatbelt refuses host sockets and execs
+// without telling moat.
+func (e *Engine) Refusals() []spec.SandboxRefusal { return nil }
+
+// SupervisesExec is false: no supervisor watches execs here.
+func (e *Engine) SupervisesExec() bool { return false }
 
 // Close kills every command's process group, which also ends the
 // watchers, and closes the proxy's listener.

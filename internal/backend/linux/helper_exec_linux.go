@@ -50,7 +50,10 @@ type rlimitPair struct {
 
 // execStart is one command to fork.
 type execStart struct {
-	path   string
+	path string
+	// cpath, when not nil, is path as a C string, to exec with that very
+	// pointer (see zygoteProc.forkCommand).
+	cpath  *byte
 	argv   []string
 	env    []string
 	dir    string
@@ -66,9 +69,12 @@ type execStart struct {
 // every limit set in the child before the exec. It returns the command's
 // pid, or why it could not run (an exec failure as its errno).
 func forkExecLimited(s *execStart) (int, error) {
-	path, err := unix.BytePtrFromString(s.path)
-	if err != nil {
-		return 0, err
+	path := s.cpath
+	if path == nil {
+		var err error
+		if path, err = unix.BytePtrFromString(s.path); err != nil {
+			return 0, err
+		}
 	}
 	argv, err := syscall.SlicePtrFromStrings(s.argv)
 	if err != nil {

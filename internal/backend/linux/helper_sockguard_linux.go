@@ -53,15 +53,20 @@ type sockGuard struct {
 	netns uint64
 	// granted are the socket files the user allowed.
 	granted map[fileID]bool
+	// inetTCP is whether the filter allows TCP sockets, for the refusal
+	// of other ones (describeSocket).
+	inetTCP bool
 
 	jobs    chan func(ok bool) // idle workers of atFD take jobs here
 	workers atomic.Int32       // how many there are, at most maxWorkers
 
 	budget pendingBudget // what the calls being carried out hold (helper_sockbounds_linux.go)
 
+	// The refusals recorded (helper_refusals_linux.go).
 	mu      sync.Mutex
-	refused []string
-	seen    map[string]bool
+	refused []refusedCall
+	seen    map[refusedCall]bool
+	kinds   map[string]*refusalKind
 	// notify, when not -1, is the zygote's channel to the init, told of
 	// each new refusal so that moat asks for them only when there are
 	// some (initRefused).
@@ -72,9 +77,6 @@ type sockGuard struct {
 // to be free, so a sandbox that holds many blocking calls open slows only
 // itself.
 const maxWorkers = 128
-
-// maxRefusals bounds the refused paths a guard keeps between reports.
-const maxRefusals = 64
 
 // openSockGuard prepares the guard. It must run in the sandbox's network
 // namespace before the pivot, while the host's /proc is still there.
@@ -119,33 +121,6 @@ func (g *sockGuard) close() {
 	}
 	if g.selfFD >= 0 {
 		unix.Close(g.selfFD)
-	}
-}
-
-// drain returns the paths refused since the last call.
-func (g *sockGuard) drain() []string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	out := g.refused
-	g.refused = nil
-	return out
-}
-
-func (g *sockGuard) refuse(path string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.seen == nil {
-		g.seen = map[string]bool{}
-	}
-	if g.seen[path] || len(g.seen) >= maxRefusals {
-		return
-	}
-	g.seen[path] = true
-	g.refused = append(g.refused, path)
-	if g.notify >= 0 {
-		// Before the caller learns of the refusal, so before its
-		// command can end and moat ask the init.
-		_, _ = unix.Write(g.notify, []byte{initRefused})
 	}
 }
 
@@ -201,6 +176,9 @@ func (g *sockGuard) serve(listener int) {
 				continue // the caller went away before we read it
 			}
 			return
+		}
+		if g.observe(listener, n) {
+			continue // an exec or a refused socket, answered already
 		}
 		inflight.Add(1)
 		if inline {
@@ -456,7 +434,7 @@ func (c *call) checkAddr(addr []byte, forSend bool) (target, unix.Errno) {
 	fd, shown, errno := c.openSocketFile(string(path))
 	if errno != 0 {
 		if errno == unix.EACCES {
-			c.g.refuse(shown)
+			c.g.refuse(refusedCall{Kind: refusedUnixSocket, Subject: shown})
 		}
 		return target{}, errno
 	}

@@ -139,6 +139,9 @@ func (z *zygoteProc) build(fds []int) error {
 	if s.SuperviseSockets && z.guard == nil {
 		return fmt.Errorf("socket guard: needs the sandbox's namespaces")
 	}
+	if z.guard != nil {
+		z.guard.inetTCP = s.AllowInetTCP
+	}
 	if z.filter, err = buildSeccomp(s.AllowInetTCP, z.guard != nil); err != nil {
 		return err
 	}
@@ -350,8 +353,21 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 	if err := rules.restrictThread(); err != nil {
 		return fail(err)
 	}
+	cpath, err := unix.BytePtrFromString(cmd.Path)
+	if err != nil {
+		return reply{Error: fmt.Sprintf("%s: %v", cmd.Path, err), Code: execFailureCode(err)}
+	}
 	if z.guard != nil {
-		listener, err := installFilterListener(z.filter)
+		// The command's own exec must not wait for the supervisor: this
+		// thread waits in vfork, not in a syscall the Go runtime knows
+		// of, so a garbage collection starting meanwhile would wait for
+		// it while the supervisor's goroutine waits for the collection.
+		// That exec, named by this very pointer, passes the filter.
+		filter, err := passExec(z.filter, cpath)
+		if err != nil {
+			return fail(err)
+		}
+		listener, err := installFilterListener(filter)
 		if err != nil {
 			return fail(err)
 		}
@@ -363,12 +379,13 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 	}
 	t.mark("restrict thread")
 	pid, err := forkExecLimited(&execStart{ // helper_exec_linux.go
-		path: cmd.Path, argv: cmd.Args, env: cmd.Env, dir: cmd.Dir, files: files,
+		path: cmd.Path, cpath: cpath, argv: cmd.Args, env: cmd.Env, dir: cmd.Dir, files: files,
 		setsid: true, ctty: cmd.Pty, limits: z.limits,
 	})
 	if err != nil {
 		return reply{Error: fmt.Sprintf("%s: %v", cmd.Path, err), Code: execFailureCode(err)}
 	}
+	runtime.KeepAlive(cpath)
 	t.mark("fork+exec")
 	if cmd.TraceStart != 0 {
 		_, _ = unix.Write(files[2], []byte(z.built+t.line("command")))

@@ -119,9 +119,9 @@ func (e *Engine) socketLayer(layers []spec.Layer, missing []string) ([]spec.Laye
 	return append(layers, l), missing
 }
 
-// SocketRefusals returns the host Unix socket paths the sandbox tried to
-// reach and was refused since the last call, if any.
-func (e *Engine) SocketRefusals() []string {
+// Refusals returns what the supervisor recorded as refused since the last
+// call, if anything.
+func (e *Engine) Refusals() []spec.SandboxRefusal {
 	e.zmu.Lock()
 	defer e.zmu.Unlock()
 	z := e.zyg
@@ -133,5 +133,17 @@ func (e *Engine) SocketRefusals() []string {
 	if err != nil {
 		return nil
 	}
-	return r.Refused
+	out := make([]spec.SandboxRefusal, 0, len(r.Refused))
+	for _, c := range r.Refused {
+		out = append(out, spec.SandboxRefusal{Kind: c.Kind, Subject: c.Subject, Detail: c.Detail})
+	}
+	return out
+}
+
+// SupervisesExec reports whether the supervisor watches every exec of the
+// sandbox: it is the socket guard's (helper_observe_linux.go).
+func (e *Engine) SupervisesExec() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.guardsSockets()
 }

@@ -110,8 +110,8 @@ type commandSpec struct {
 	// TraceStart, when not zero, is the parent's clock (Unix nanoseconds)
 	// when it sent the command.
 	TraceStart int64 `json:"trace_start,omitempty"`
-	// Refusals asks instead for the socket paths the guard refused since
-	// the last such request; the reply carries them in Refused.
+	// Refusals asks instead for what the supervisor recorded as refused
+	// since the last such request; the reply carries it in Refused.
 	Refusals bool `json:"refusals,omitempty"`
 }
 
@@ -237,7 +237,7 @@ type reply struct {
 	Error string `json:"error,omitempty"`
 	Code  int    `json:"code,omitempty"`
 	// Refused answers a commandSpec with Refusals set.
-	Refused []string `json:"refused,omitempty"`
+	Refused []refusedCall `json:"refused,omitempty"`
 }
 
 // proxyHello carries the proxy's listening socket from the zygote to
@@ -259,7 +259,7 @@ type initReply struct {
 	// MemoryDetail says what the memory watch counted when it passed the
 	// limit.
 	MemoryDetail string
-	// Refusals says the socket guard refused new paths, which moat then
+	// Refusals says the supervisor recorded new refusals, which moat then
 	// collects from the zygote.
 	Refusals bool
 }

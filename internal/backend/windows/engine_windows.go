@@ -147,8 +147,11 @@ func (e *Engine) OpenTerminal() (master, slave *os.File, ok bool, err error) {
 	return nil, nil, false, nil
 }
 
-// SocketRefusals is empty: no socket guard runs here.
-func (e *Engine) SocketRefusals() []string { return nil }
+// Refusals is empty: no supervisor runs here.
+func (e *Engine) Refusals() []spec.SandboxRefusal { return nil }
+
+// SupervisesExec is false: no supervisor watches execs here.
+func (e *Engine) SupervisesExec() bool { return false }
 
 // Close kills every process of the sandbox (the job), stops the proxy
 // listener, removes the loopback exemption, revokes the access entries
