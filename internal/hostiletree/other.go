@@ -34,4 +34,5 @@ func EmptyTrash(trash string, budget *int) error {
 	return errors.Join(errs...)
 }
 
-func ownersDir(path string) error { return os.Chmod(path, 0o700) }
+// MakeOwnersDir makes the directory at path its owner's (0700).
+func MakeOwnersDir(path string) error { return os.Chmod(path, 0o700) }

@@ -18,7 +18,7 @@ func Retire(path, trash, name string) error {
 	}
 	dst := filepath.Join(trash, name+"-"+RandomHex())
 	err := os.Rename(path, dst)
-	if errors.Is(err, os.ErrPermission) && ownersDir(path) == nil {
+	if errors.Is(err, os.ErrPermission) && MakeOwnersDir(path) == nil {
 		// Moving a directory to another parent rewrites its "..":
 		// the directory itself must be writable.
 		err = os.Rename(path, dst)

@@ -213,6 +213,8 @@ func (r *remover) empty(f *os.File, depth int) error {
 	}
 }
 
-// ownersDir makes the directory at path its owner's (0700) without
-// following a link in its last element.
-func ownersDir(path string) error { return chmodDirNoFollow(unix.AT_FDCWD, path) }
+// MakeOwnersDir makes the directory at path its owner's (0700) without
+// following a link in its last element: moving a directory to another
+// parent needs it writable (its ".." changes), and a sandbox can leave it
+// 0500.
+func MakeOwnersDir(path string) error { return chmodDirNoFollow(unix.AT_FDCWD, path) }

@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// TestQuarantineHostileEntry: a sandbox leaves, in a control directory
-// that Close sets aside, directories its owner cannot write (0500), read
+// TestQuarantineHostileEntry: a sandbox leaves control directories that
+// Close sets aside themselves 0500 (.git, .agents), and in them directories its owner cannot write (0500), read
 // (0000) or search into (0100), a FIFO, and 1500 files of 16 KiB of NUL
 // bytes (escaped, six bytes each: 140 MiB). moat quarantine show prints
 // at most 1 MiB and says what it left out; moat quarantine prune --all
@@ -35,9 +35,23 @@ func TestQuarantineHostileEntry(t *testing.T) {
 		mkfifo .git/ro/fifo
 		head -c 16384 /dev/zero > .git/big/f
 		i=0; while [ $i -lt 1500 ]; do cp .git/big/f .git/big/f$i; i=$((i+1)); done
-		chmod 500 .git/ro; chmod 000 .git/none; chmod 100 .git/x`)
-	if r.Code != 0 || !strings.Contains(r.Stderr, ".git: created by the sandbox; moved to") {
+		chmod 500 .git/ro; chmod 000 .git/none; chmod 100 .git/x
+		mkdir -p .agents/a; echo v > .agents/a/j; chmod 500 .agents/a .agents .git`)
+	if r.Code != 0 || !strings.Contains(r.Stderr, ".git: created by the sandbox; moved to") || strings.Contains(r.Stderr, "could not be moved") {
 		t.Fatalf("the run: %s", r)
+	}
+	// Close moved even the directories left 0500 into the quarantine
+	// (moving a directory to another parent needs it writable: the
+	// control below shows the plain rename fails).
+	if ents, _ := os.ReadDir(work); len(ents) != 0 {
+		t.Fatalf("Close left %v in the working directory", ents)
+	}
+	ro := filepath.Join(root, "ro")
+	if err := os.Mkdir(ro, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(ro, filepath.Join(work, "ro")); err == nil {
+		t.Fatal("control: a 0500 directory moved to another parent, so the case shows nothing")
 	}
 	r = moatCLI(t, root, env, "quarantine", "list")
 	id := regexp.MustCompile(`(?m)^([0-9a-f]{12})  `).FindStringSubmatch(r.Stdout)
