@@ -641,7 +641,10 @@ func quarantine(root, id, place, p, rel string, b *copyBudget) (string, error) {
 	}
 	if err != nil && isCrossDevice(err) {
 		if err = copyTree(p, dest, b); err == nil {
-			err = os.RemoveAll(p)
+			// The original is the sandbox's tree: it may hold
+			// directories left unwritable or unsearchable.
+			budget := 2 * maxQuarantineCopyEntries
+			err = hostiletree.RemoveTree(p, &budget)
 		} else {
 			_ = os.RemoveAll(dest) // the original stays where it was
 		}

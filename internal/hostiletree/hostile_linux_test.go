@@ -189,3 +189,25 @@ func TestEmptyTrashBudget(t *testing.T) {
 		t.Fatalf("trash not emptied: %v", ents)
 	}
 }
+
+// TestRemoveTree: a locked tree (its own directory 0500 too) goes without
+// a trash, and so do a file and a missing path.
+func TestRemoveTree(t *testing.T) {
+	base := t.TempDir()
+	tree := filepath.Join(base, "tree")
+	must(t, os.Mkdir(tree, 0o700))
+	lockedDirs(t, tree)
+	longChain(t, tree)
+	must(t, os.Chmod(tree, 0o500))
+	file := filepath.Join(base, "file")
+	must(t, os.WriteFile(file, nil, 0o400))
+	for _, p := range []string{tree, file, filepath.Join(base, "missing")} {
+		budget := 1 << 20
+		if err := RemoveTree(p, &budget); err != nil {
+			t.Fatalf("RemoveTree %s: %v", filepath.Base(p), err)
+		}
+		if _, err := os.Lstat(p); err == nil {
+			t.Fatalf("%s stays", filepath.Base(p))
+		}
+	}
+}

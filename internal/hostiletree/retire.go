@@ -28,3 +28,28 @@ func Retire(path, trash, name string) error {
 	}
 	return nil
 }
+
+// RemoveTree removes the tree at path, which needs no trash: a file or
+// link is unlinked, a directory made its owner's and emptied as a trash
+// of its own (a directory too deep is moved up into it), within *budget
+// entries, then removed. It returns [ErrBudget] when the budget ran out
+// first, leaving path partly emptied. A missing path is removed already.
+func RemoveTree(path string, budget *int) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		_ = MakeOwnersDir(path)
+		if err := EmptyTrash(path, budget); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
