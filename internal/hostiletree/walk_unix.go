@@ -163,6 +163,9 @@ func (r *remover) remove(dfd int, name string, depth int) error {
 		return err
 	}
 	sub, err := openDirAt(dfd, name)
+	if err == unix.ENOENT {
+		return nil // removed meanwhile (another moat's prune of the same trash)
+	}
 	if err != nil {
 		return err
 	}
