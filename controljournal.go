@@ -17,6 +17,7 @@ import (
 
 	"github.com/moat-sandbox/moat/internal/bytestr"
 	"github.com/moat-sandbox/moat/internal/gitguard"
+	"github.com/moat-sandbox/moat/internal/hostiletree"
 	"github.com/moat-sandbox/moat/internal/paths"
 	quarantinedir "github.com/moat-sandbox/moat/internal/quarantine"
 	"github.com/moat-sandbox/moat/internal/spec"
@@ -633,9 +634,17 @@ func quarantine(root, id, place, p, rel string, b *copyBudget) (string, error) {
 		break
 	}
 	err := os.Rename(p, dest)
+	if errors.Is(err, fs.ErrPermission) && hostiletree.MakeOwnersDir(p) == nil {
+		// A directory the sandbox left unwritable (0500): moving it to
+		// another parent rewrites its "..".
+		err = os.Rename(p, dest)
+	}
 	if err != nil && isCrossDevice(err) {
 		if err = copyTree(p, dest, b); err == nil {
-			err = os.RemoveAll(p)
+			// The original is the sandbox's tree: it may hold
+			// directories left unwritable or unsearchable.
+			budget := 2 * maxQuarantineCopyEntries
+			err = hostiletree.RemoveTree(p, &budget)
 		} else {
 			_ = os.RemoveAll(dest) // the original stays where it was
 		}

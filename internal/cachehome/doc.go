@@ -25,5 +25,6 @@
 // which no sandbox sees. Everything in a store is hostile input: the host
 // only measures and removes it, by descriptor-relative walks that never
 // follow a link, never open anything but a directory, make read-only
-// directories writable before emptying them, and stop at a work budget.
+// directories writable before emptying them, and stop at a work budget
+// (package hostiletree, shared with the quarantine).
 package cachehome

@@ -20,5 +20,3 @@ func (*lockFile) release()                       {}
 func (*lockFile) removeAndRelease()              {}
 func openNoFollow(path string) (*os.File, error) { return os.Open(path) }
 func ownedByMe(os.FileInfo) bool                 { return false }
-func measure(string, int) (int64, bool)          { return 0, false }
-func emptyTrash(string, *int) error              { return errUnsupported }

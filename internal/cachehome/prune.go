@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/moat-sandbox/moat/internal/hostiletree"
 )
 
 // Bounds are the limits a prune keeps the stores to. A zero field means
@@ -114,8 +116,8 @@ func Prune(l Layout, b Bounds, now time.Time) (PruneResult, error) {
 		}
 	}
 	budget := b.Budget
-	switch err := emptyTrash(filepath.Join(l.Root, trashName), &budget); {
-	case errors.Is(err, errBudget):
+	switch err := hostiletree.EmptyTrash(filepath.Join(l.Root, trashName), &budget); {
+	case errors.Is(err, hostiletree.ErrBudget):
 		res.Unfinished = true
 	case err != nil:
 		note(fmt.Errorf("cache homes: trash: %w", err))
@@ -138,12 +140,7 @@ func retire(l Layout, key string, hadRecord bool) (bool, error) {
 			return false, nil
 		}
 	}
-	trash := filepath.Join(l.Root, trashName)
-	if err := os.Mkdir(trash, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return false, fmt.Errorf("cache homes: trash: %w", err)
-	}
-	err = os.Rename(filepath.Join(l.Root, key), filepath.Join(trash, key+"-"+randomHex()))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := hostiletree.Retire(filepath.Join(l.Root, key), filepath.Join(l.Root, trashName), key); err != nil {
 		return false, fmt.Errorf("cache homes: retire %s: %w", key, err)
 	}
 	if err := os.Remove(filepath.Join(l.Records, key+recordSuffix)); err != nil && !errors.Is(err, os.ErrNotExist) {

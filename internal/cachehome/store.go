@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/moat-sandbox/moat/internal/hostiletree"
 )
 
 // Layout is where the stores and their records live. The zero value
@@ -172,7 +174,7 @@ func (l *Lease) Close(budget int) error {
 	if budget <= 0 {
 		budget = DefaultBounds.Budget
 	}
-	size, complete := measure(filepath.Join(l.layout.Root, l.rec.Key), budget)
+	size, complete := hostiletree.Measure(filepath.Join(l.layout.Root, l.rec.Key), budget)
 	l.rec.Size, l.rec.SizePartial = size, !complete
 	l.rec.LastUse = time.Now().UTC()
 	if err := writeRecord(l.layout.Records, l.rec); err != nil {

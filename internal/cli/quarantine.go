@@ -40,14 +40,18 @@ see: one entry per run, named by the run's sandbox id.
 
 Everything in an entry was written by a sandbox: show prints names and
 contents with every control character escaped (\x1b, \u009b...), at most 16 KiB
-of a file and 256 KiB in all, opens no FIFO and follows no link. restore takes
+of a file and 256 KiB in all, 1 MiB of output and 1000 files, saying what it
+left out; it opens no FIFO and follows no link. restore takes
 the exact paths list shows (or a directory above them, such as .git), prints
 their content first, and asks before it moves them back (--yes when standard
 input is not a terminal); it never replaces a file, and restores only into the
 directory the entry came from, reached without a link.
 
 moat prunes the quarantine itself when a run ends, at most once an hour, to
-entries of the last 30 days and 1 GiB in all.`,
+entries of the last 30 days and 1 GiB in all. A prune removes whatever tree a
+sandbox left (directories it made read-only or unsearchable, deep chains,
+FIFOs), following no link, at most 100,000 files a run: a removal past that
+goes on at the next prune, or when the next run ends.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usagef("quarantine: missing subcommand (list, show, prune or restore)")
@@ -80,12 +84,16 @@ func newQuarantineListCmd(std stdio) *cobra.Command {
 			if err != nil {
 				return failf("quarantine: %v", err)
 			}
-			if len(ents) == 0 {
+			pending := quarantine.TrashPending(root)
+			if len(ents) == 0 && !pending {
 				fmt.Fprintf(std.out, "The quarantine (%s) is empty.\n", quarantine.Escape(quarantine.Dir(root), false))
 				return nil
 			}
 			for _, e := range ents {
 				printEntry(std.out, e)
+			}
+			if pending {
+				fmt.Fprintln(std.out, "Removed entries are partly deleted still; moat quarantine prune goes on with them.")
 			}
 			return nil
 		},
@@ -190,9 +198,12 @@ func newQuarantinePruneCmd(std stdio) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			removed, err := quarantine.Prune(root, l, time.Now())
-			for _, e := range removed {
+			res, err := quarantine.Prune(root, l, time.Now())
+			for _, e := range res.Removed {
 				fmt.Fprintf(std.out, "removed %s (%s, %s)\n", e.ID, e.Time.Local().Format("2006-01-02 15:04"), humanBytes(e.Size))
+			}
+			if res.Unfinished {
+				fmt.Fprintf(std.out, "the files of removed entries are partly deleted (%d entries a run); run moat quarantine prune again to go on (each run ends with it too)\n", quarantine.DefaultBudget)
 			}
 			if err != nil {
 				return failf("quarantine prune: %v", err)

@@ -32,7 +32,8 @@ type Entry struct {
 	// directories and links.
 	Size  int64
 	Count int
-	// Truncated says the walk stopped at MaxWalk.
+	// Truncated says the walk stopped at MaxWalk (or a directory held
+	// more names than were left of it): Size and Count are lower bounds.
 	Truncated bool
 	// Live says the run is still recorded as running (its journal is
 	// there): prune and restore leave it alone.
@@ -76,7 +77,7 @@ func CheckID(id string) error {
 // List returns the quarantine's entries, oldest first. A missing
 // quarantine is empty. Names that are not entries are skipped.
 func List(root string) ([]Entry, error) {
-	ents, err := os.ReadDir(Dir(root))
+	ents, _, err := readDirBounded(Dir(root), MaxEntries)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -98,6 +99,44 @@ func List(root string) ([]Entry, error) {
 	return out, nil
 }
 
+// MaxEntries bounds the names List reads in the quarantine's directory.
+const MaxEntries = 100_000
+
+// maxPlaces bounds the places Read reads in an entry (moat makes one per
+// place a run could write).
+const maxPlaces = 1000
+
+// readDirBounded reads at most max entries of the directory dir, opened
+// without following a link and without blocking, sorted by name, and says
+// whether there were more: a sandbox can leave a million names in one
+// directory, which os.ReadDir would read and sort whole.
+func readDirBounded(dir string, max int) ([]fs.DirEntry, bool, error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|oNoFollow, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		return nil, false, errors.New("not a directory")
+	}
+	var out []fs.DirEntry
+	for len(out) < max {
+		ents, err := f.ReadDir(min(256, max-len(out)))
+		out = append(out, ents...)
+		if err != nil || len(ents) == 0 {
+			sortEntries(out)
+			return out, false, nil
+		}
+	}
+	ents, _ := f.ReadDir(1)
+	sortEntries(out)
+	return out, len(ents) > 0, nil
+}
+
+func sortEntries(ents []fs.DirEntry) {
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+}
+
 // Read describes the entry id, walking at most MaxWalk of its files.
 func Read(root, id string) (Entry, error) {
 	if err := CheckID(id); err != nil {
@@ -112,11 +151,12 @@ func Read(root, id string) (Entry, error) {
 		return Entry{}, errors.New("not a directory")
 	}
 	e := Entry{ID: id, Time: fi.ModTime(), Live: live(root, id)}
-	places, err := os.ReadDir(dir)
+	budget := MaxWalk
+	places, more, err := readDirBounded(dir, maxPlaces)
 	if err != nil {
 		return e, err
 	}
-	budget := MaxWalk
+	e.Truncated = more
 	for _, pd := range places {
 		if !pd.IsDir() {
 			continue
@@ -126,9 +166,12 @@ func Read(root, id string) (Entry, error) {
 			continue
 		}
 		p := Place{Path: path, Dir: filepath.Join(dir, pd.Name())}
-		tops, err := os.ReadDir(p.Dir)
+		tops, more, err := readDirBounded(p.Dir, max(budget, 0))
 		if err != nil {
 			continue
+		}
+		if more {
+			e.Truncated = true
 		}
 		for _, t := range tops {
 			p.Files = append(p.Files, walkTop(p.Dir, t.Name(), &e, &budget)...)
@@ -164,8 +207,11 @@ func walkTop(placeDir, top string, e *Entry, budget *int) []File {
 			out = append(out, File{Rel: rel, Mode: fi.Mode(), Size: fi.Size()})
 			return
 		}
-		ents, err := os.ReadDir(filepath.Join(placeDir, rel))
-		if err != nil || len(ents) == 0 {
+		ents, more, err := readDirBounded(filepath.Join(placeDir, rel), *budget)
+		if more {
+			e.Truncated = true
+		}
+		if err != nil || len(ents) == 0 && !more {
 			out = append(out, File{Rel: rel, Mode: fi.Mode()})
 			return
 		}

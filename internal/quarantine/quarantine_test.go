@@ -166,12 +166,12 @@ func TestPrune(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "journal", "eeeeeeeeeeee.json"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	removed, err := Prune(root, Limits{MaxAge: 30 * 24 * time.Hour, MaxBytes: 2100}, time.Now())
-	if err != nil {
-		t.Fatal(err)
+	res, err := Prune(root, Limits{MaxAge: 30 * 24 * time.Hour, MaxBytes: 2100}, time.Now())
+	if err != nil || res.Unfinished {
+		t.Fatal(err, res.Unfinished)
 	}
 	var ids []string
-	for _, e := range removed {
+	for _, e := range res.Removed {
 		ids = append(ids, e.ID)
 	}
 	if strings.Join(ids, " ") != "aaaaaaaaaaaa bbbbbbbbbbbb" {
@@ -182,8 +182,8 @@ func TestPrune(t *testing.T) {
 		t.Errorf("left %d entries, want 3 (c, d and the live e)", len(left))
 	}
 	// The zero Limits remove nothing.
-	if removed, _ := Prune(root, Limits{}, time.Now()); len(removed) != 0 {
-		t.Errorf("zero limits removed %v", removed)
+	if res, _ := Prune(root, Limits{}, time.Now()); len(res.Removed) != 0 {
+		t.Errorf("zero limits removed %v", res.Removed)
 	}
 }
 

@@ -6,12 +6,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 )
 
-// Bounds of what Show prints: of each file, and of all files together.
+// Bounds of what Show prints: of each file read, of all files read
+// together, of the output (names and escaped contents, which can be six
+// times the bytes read), and of the files it describes.
 const (
-	MaxShowFile  = 16 << 10
-	MaxShowTotal = 256 << 10
+	MaxShowFile   = 16 << 10
+	MaxShowTotal  = 256 << 10
+	MaxShowOutput = 1 << 20
+	MaxShowFiles  = 1000
 )
 
 // Show writes, for each file of e, a header line (its original path, type
@@ -19,21 +24,74 @@ const (
 // at most MaxShowFile bytes of each and MaxShowTotal in all. A link is
 // shown with its target, never followed; a FIFO, socket or device is
 // named, never opened. only, when not nil, restricts it to the paths that
-// only holds (original paths).
+// only holds (original paths). It writes at most MaxShowOutput bytes and
+// MaxShowFiles files, then a line that says how many files it left out,
+// and a line when e itself was listed only in part.
 func Show(w io.Writer, e Entry, only map[string]bool) error {
+	out := &boundedWriter{w: w, left: MaxShowOutput}
 	left := int64(MaxShowTotal)
+	shown, skipped := 0, 0
 	for _, p := range e.Places {
 		for _, f := range p.Files {
 			orig := filepath.Join(p.Path, f.Rel)
 			if only != nil && !only[orig] && !underAny(orig, only) {
 				continue
 			}
-			if err := showFile(w, filepath.Join(p.Dir, f.Rel), orig, &left); err != nil {
+			if shown >= MaxShowFiles || out.left <= 0 {
+				skipped++
+				continue
+			}
+			shown++
+			if err := showFile(out, filepath.Join(p.Dir, f.Rel), orig, &left); err != nil {
 				return err
 			}
 		}
 	}
+	if out.cut {
+		if _, err := fmt.Fprintf(w, "\n(output cut at %d bytes)\n", MaxShowOutput); err != nil {
+			return err
+		}
+	}
+	if skipped > 0 {
+		if _, err := fmt.Fprintf(w, "(%d more files not shown: at most %d files and %d bytes of output; restore with a narrower PATH shows fewer)\n", skipped, MaxShowFiles, MaxShowOutput); err != nil {
+			return err
+		}
+	}
+	if e.Truncated {
+		_, err := fmt.Fprintf(w, "(the entry holds more than the %d files, directories and links read of it; not all are named above)\n", MaxWalk)
+		return err
+	}
 	return nil
+}
+
+// boundedWriter passes at most left bytes on to w, cut at a rune
+// boundary, and drops the rest, noting the cut.
+type boundedWriter struct {
+	w    io.Writer
+	left int
+	cut  bool
+}
+
+func (b *boundedWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) > b.left {
+		b.cut = true
+		k := max(b.left, 0)
+		for k > 0 && !utf8.RuneStart(p[k]) {
+			k--
+		}
+		p = p[:k]
+	}
+	b.left -= len(p)
+	if len(p) > 0 {
+		if _, err := b.w.Write(p); err != nil {
+			return 0, err
+		}
+	}
+	if b.cut {
+		b.left = 0
+	}
+	return n, nil
 }
 
 // underAny reports whether p lies inside one of the paths of set.

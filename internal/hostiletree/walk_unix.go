@@ -1,6 +1,6 @@
 //go:build unix
 
-package cachehome
+package hostiletree
 
 import (
 	"errors"
@@ -35,10 +35,10 @@ func openDirAt(dfd int, name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// measure returns the disk use of the tree at dir, counting links and
+// Measure returns the disk use of the tree at dir, counting links and
 // special files as themselves, and whether it saw everything within budget
-// entries.
-func measure(dir string, budget int) (int64, bool) {
+// entries. A tree it cannot open measures 0, incomplete.
+func Measure(dir string, budget int) (int64, bool) {
 	f, err := openDirAt(unix.AT_FDCWD, dir)
 	if err != nil {
 		return 0, false
@@ -87,10 +87,12 @@ func measureDir(f *os.File, depth int, budget *int, size *int64) bool {
 	}
 }
 
-// emptyTrash removes what lies in the trash directory, spending at most
-// *budget entries. It returns errBudget when the budget ran out first; a
-// later call goes on where this one stopped.
-func emptyTrash(trash string, budget *int) error {
+// EmptyTrash removes what lies in the trash directory (the directory
+// itself stays), spending at most *budget entries. It returns [ErrBudget]
+// when the budget ran out first; a later call goes on where this one
+// stopped. A missing trash is empty. What cannot be removed is left, and
+// the first error about it returned, after everything else was removed.
+func EmptyTrash(trash string, budget *int) error {
 	t, err := openDirAt(unix.AT_FDCWD, trash)
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {
@@ -114,7 +116,7 @@ func emptyTrash(trash string, budget *int) error {
 			switch err := r.remove(r.trash, n, 0); {
 			case err == nil:
 				progress = true
-			case errors.Is(err, errBudget):
+			case errors.Is(err, ErrBudget):
 				return err
 			case firstErr == nil:
 				firstErr = err
@@ -137,7 +139,7 @@ type remover struct {
 
 func (r *remover) remove(dfd int, name string, depth int) error {
 	if *r.budget <= 0 {
-		return errBudget
+		return ErrBudget
 	}
 	*r.budget--
 	err := unix.Unlinkat(dfd, name, 0)
@@ -150,9 +152,20 @@ func (r *remover) remove(dfd int, name string, depth int) error {
 	// A directory (Linux says EISDIR, the BSDs EPERM).
 	if depth >= maxDepth {
 		r.n++
-		return unix.Renameat(dfd, name, r.trash, deepName(r.n))
+		err := unix.Renameat(dfd, name, r.trash, deepName(r.n))
+		if err == unix.EACCES || err == unix.EPERM {
+			// Moving a directory to another parent rewrites its "..":
+			// the directory itself must be writable.
+			if chmodDirNoFollow(dfd, name) == nil {
+				err = unix.Renameat(dfd, name, r.trash, deepName(r.n))
+			}
+		}
+		return err
 	}
 	sub, err := openDirAt(dfd, name)
+	if err == unix.ENOENT {
+		return nil // removed meanwhile (another moat's prune of the same trash)
+	}
 	if err != nil {
 		return err
 	}
@@ -168,19 +181,43 @@ func (r *remover) remove(dfd int, name string, depth int) error {
 }
 
 // empty removes every entry of the open directory f, making it writable
-// first (the Go module cache leaves its directories read-only).
+// first (the Go module cache leaves its directories read-only, a sandbox
+// any mode it likes). An entry it cannot remove is passed over, so the
+// rest still go; the first such error is returned. When a pass removed
+// something it reads the directory again from the start, so that no name
+// is missed by a directory read that removals moved under it.
 func (r *remover) empty(f *os.File, depth int) error {
 	dfd := int(f.Fd())
 	_ = unix.Fchmod(dfd, 0o700)
+	var firstErr error
+	removed := false
 	for {
 		names, _ := f.Readdirnames(batch)
 		if len(names) == 0 {
-			return nil
+			if !removed {
+				return firstErr
+			}
+			if _, err := f.Seek(0, 0); err != nil {
+				return err
+			}
+			removed = false
+			continue
 		}
 		for _, n := range names {
-			if err := r.remove(dfd, n, depth); err != nil {
+			switch err := r.remove(dfd, n, depth); {
+			case err == nil:
+				removed = true
+			case errors.Is(err, ErrBudget):
 				return err
+			case firstErr == nil:
+				firstErr = err
 			}
 		}
 	}
 }
+
+// MakeOwnersDir makes the directory at path its owner's (0700) without
+// following a link in its last element: moving a directory to another
+// parent needs it writable (its ".." changes), and a sandbox can leave it
+// 0500.
+func MakeOwnersDir(path string) error { return chmodDirNoFollow(unix.AT_FDCWD, path) }

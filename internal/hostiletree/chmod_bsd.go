@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package cachehome
+package hostiletree
 
 import "golang.org/x/sys/unix"
 

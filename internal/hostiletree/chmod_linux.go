@@ -1,4 +1,4 @@
-package cachehome
+package hostiletree
 
 import (
 	"strconv"
