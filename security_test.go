@@ -150,14 +150,17 @@ func TestExposure(t *testing.T) {
 	t.Run("switched off", func(t *testing.T) {
 		sec := SecurityConfig{}
 		ex := viewOf(Config{Security: &sec})
-		// moat's own state directory (run journals, quarantine) is not a
-		// protection the switches govern: it stays out of every view.
+		// moat's own state directory (run journals, quarantine) and the
+		// root of the kept cache stores (each sandbox sees only its own
+		// store) are not protections the switches govern: they stay out
+		// of every view.
 		root, err := moatStateRoot()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(ex.Protected, []string{root}) {
-			t.Errorf("protected %q with every protection off; want only moat's state directory %s", ex.Protected, root)
+		want := []string{root, (&Sandbox{}).cacheRoot()}
+		if !slices.Equal(ex.Protected, want) {
+			t.Errorf("protected %q with every protection off; want only moat's state directory and the cache stores' root %q", ex.Protected, want)
 		}
 	})
 }

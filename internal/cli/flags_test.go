@@ -38,7 +38,8 @@ func TestSandboxConfig(t *testing.T) {
 		want moat.Config
 	}{
 		{name: "no flags is the zero config at default isolation", args: nil, want: moat.Config{}},
-		{name: "workdir", args: []string{"--workdir", dir}, want: moat.Config{WorkDir: dir}},
+		{name: "workdir", args: []string{"--workdir", dir}, want: moat.Config{WorkDir: dir, KeepCaches: true}},
+		{name: "workdir, fresh home", args: []string{"--workdir", dir, "--fresh-home"}, want: moat.Config{WorkDir: dir}},
 		{name: "env", args: []string{"--env", "TERM", "--env", "A=1"}, want: moat.Config{Env: moat.Env{Passthrough: []string{"TERM"}, Set: []string{"A=1"}}}},
 		{name: "limits", args: []string{
 			"--memory", "512M", "--cpu-time", "30", "--file-size", "1G", "--processes", "64",
