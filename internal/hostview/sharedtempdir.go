@@ -17,7 +17,8 @@ import (
 // every directory above it up to shared temp belong to root and only root
 // may write them, and nothing in it is writable by the sandbox's user or
 // is a socket (which a read-only view would still let it connect to) or
-// a device.
+// a device, and nothing in it carries an ACL (which may give write access
+// that the mode bits do not show).
 // The scan is bounded; a larger tree is refused.
 
 // MaxSharedTempDirEntries bounds the scan of a shared-temp directory a
@@ -76,6 +77,9 @@ func SharedTempDir(p, temp string, who Owner) error {
 		if !ok || uid != adminUID || fi.Mode().Perm()&0o022 != 0 {
 			return refuse(cur + " is not a directory only root can write")
 		}
+		if hasACL(cur) {
+			return refuse(cur + " has an ACL, which may let others write it")
+		}
 	}
 	n := 0
 	var why string
@@ -106,6 +110,10 @@ func SharedTempDir(p, temp string, who Owner) error {
 		}
 		if writableBy(fi, who) {
 			why = q + " is writable by the sandbox's user"
+			return fs.SkipAll
+		}
+		if hasACL(q) {
+			why = q + " has an ACL, which may let the sandbox's user write it"
 			return fs.SkipAll
 		}
 		return nil
