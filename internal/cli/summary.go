@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/term"
 
 	"github.com/moat-sandbox/moat"
 )
@@ -57,6 +60,12 @@ func printRefusals(w io.Writer, rs []moat.Refusal) (printed []string) {
 		shown = rs[:maxSummaryLines-1]
 	}
 	var b strings.Builder
+	if len(shown) > 0 && isTerminal(w) {
+		// The command may have left the terminal concealing text, in
+		// colours that hide it, or drawing lines for letters: put back
+		// the plain rendition first, so that the lines are seen.
+		b.WriteString(plainRendition)
+	}
 	for _, r := range shown {
 		printed = append(printed, r.String())
 		b.WriteString("moat: " + printable(r.String()) + "\n")
@@ -66,6 +75,17 @@ func printRefusals(w io.Writer, rs []moat.Refusal) (printed []string) {
 	}
 	_, _ = io.WriteString(w, b.String())
 	return printed
+}
+
+// plainRendition resets the terminal's graphic rendition (SGR 0: no
+// concealed text, default colours), designates ASCII as G0 and shifts in
+// to it, undoing what a command's output may have left for moat's lines.
+const plainRendition = "\x1b[0m\x1b(B\x0f"
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // printable makes s safe to print on a terminal as one line: control
