@@ -114,7 +114,7 @@ func TestExecRefusalNamed(t *testing.T) {
 			case tc.inTmp != "":
 				want = tc.inTmp
 			}
-			if !strings.HasPrefix(l, "moat: exec: "+want) || !strings.Contains(l, "write-xor-execute") || !strings.HasSuffix(l, "(--build (Config.Build))") {
+			if !strings.HasPrefix(l, "moat: exec: "+want) || !strings.Contains(l, "write-xor-execute") || !strings.HasSuffix(l, "(--build, Config.Build)") {
 				t.Errorf("exec line %q, want it to name %s, write-xor-execute and --build", l, want)
 			}
 			if only := strings.Contains(l, "only the working directory"); only != tc.only {
@@ -153,7 +153,7 @@ func TestExecRefusalInRefusals(t *testing.T) {
 	if !ok {
 		t.Fatalf("Refusals() does not list %s: %v", filepath.Join(dir, "app"), sb.Refusals())
 	}
-	if ref.Allow != "--build (Config.Build)" || !strings.Contains(ref.Detail, "write-xor-execute") {
+	if ref.Allow != "--build, Config.Build" || ref.Setting != "build" || !strings.Contains(ref.Detail, "write-xor-execute") {
 		t.Errorf("refusal %q, want write-xor-execute and --build", ref.String())
 	}
 	if n := len(sb.Refusals()); n != 1 {
