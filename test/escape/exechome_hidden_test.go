@@ -282,3 +282,49 @@ func TestExecHomeNoPlaceholders(t *testing.T) {
 		})
 	}
 }
+
+// TestExecHomeSealedAtEveryLevel: under writable: ["~"], at each
+// isolation level, with the protections off and on, nothing can be
+// created at the home's top (a plain name or a hidden one) and an
+// existing hidden file stays read-only; in the same run, an existing
+// ~/notes.txt is appended to and ~/projects/x created (the controls).
+func TestExecHomeSealedAtEveryLevel(t *testing.T) {
+	script := `cd "$HOME"; mkdir newdir 2>/dev/null; printf X > newfile 2>/dev/null; printf X > .newhidden 2>/dev/null; ` +
+		`printf X >> .bashrc 2>/dev/null; mv projects projects2 2>/dev/null; ` +
+		`cat .ssh/id_rsa 2>/dev/null; ` +
+		`echo ordinary >> notes.txt && echo made > projects/x && printf done`
+	for _, level := range []string{"strict", "default", "permissive"} {
+		for _, prot := range []bool{false, true} {
+			name := level + ", protections off"
+			if prot {
+				name = level + ", protections on"
+			}
+			t.Run(name, func(t *testing.T) {
+				home, cwd := hiddenHome(t, false)
+				writeFile(t, filepath.Join(home, ".bashrc"), "orig")
+				// Secrets in hidden entries that are now bound read-only
+				// stay hidden: the protections' masks lie over the binds.
+				writeFile(t, filepath.Join(home, ".ssh/id_rsa"), "KEY")
+				doc := execHomeDoc(script, []string{"~"})
+				doc["isolation"] = level
+				if prot {
+					delete(doc, "protections")
+				}
+				res := execPolicyPath(t, doc, cwd, home)
+				if res.Code != 0 || !strings.HasSuffix(res.Stdout, "done") {
+					t.Fatalf("the run did not finish: %s", res)
+				}
+				if prot && res.Stdout != "done" {
+					t.Errorf("stdout %q: a protected secret leaked through a read-only hidden entry", res.Stdout)
+				}
+				if !prot && res.Stdout != "KEYdone" {
+					t.Errorf("stdout %q: want the unprotected key read (control)", res.Stdout)
+				}
+				absent(t, filepath.Join(home, "newdir"), filepath.Join(home, "newfile"), filepath.Join(home, ".newhidden"), filepath.Join(home, "projects2"))
+				fileIs(t, filepath.Join(home, ".bashrc"), "orig")
+				fileIs(t, filepath.Join(home, "notes.txt"), "notes\nordinary\n")
+				fileIs(t, filepath.Join(home, "projects/x"), "made\n")
+			})
+		}
+	}
+}
