@@ -3,9 +3,12 @@
 // files, the desktop's autostart entries, systemd's user units, the
 // directories of PATH, git's global configuration, editors' start-up files,
 // and the home's rows of the control-file table (internal/controlfiles).
-// moat exec keeps them read-only, and their creation blocked, even where a
-// broad writable pattern (writable: ["~"]) covers them, unless a pattern
-// names one exactly.
+// moat exec keeps them read-only, and their creation blocked, wherever a
+// writable pattern covers them, unless a pattern names one exactly. Under
+// a writable home the hidden entries at its top are read-only whole
+// anyway (policy: document_home_hidden.go); this list is what still holds
+// inside a hidden place that a pattern opens (~/.config), and in the
+// home's ordinary directories (~/bin, PATH entries).
 package homecontrol
 
 import (
