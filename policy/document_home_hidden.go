@@ -106,6 +106,9 @@ func topComponent(r string) string {
 		if c == "**" || c == "" {
 			continue
 		}
+		if c == "." || c == ".." {
+			return "" // the cwd itself ("."), or refused by the compiler
+		}
 		if strings.HasPrefix(c, ".") || strings.HasPrefix(c, `\.`) || strings.HasPrefix(c, "[.]") {
 			return c
 		}

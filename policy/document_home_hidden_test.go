@@ -29,6 +29,7 @@ func TestHiddenOpeners(t *testing.T) {
 		{[]string{"!~/.config", "# ~/.config", ""}, "/home/u/proj", nil, []string{".config"}},
 		{[]string{"."}, "/home/u/.local/src/p", []string{".local"}, []string{".config"}},
 		{[]string{"**/foo/.cache"}, "/home/u", nil, []string{".local", ".cache"}},
+		{[]string{".", "./"}, "/home/u", nil, []string{".", ".config"}},
 	}
 	for _, tt := range tests {
 		o := hiddenOpeners(tt.patterns, tt.cwd, home, real)
