@@ -128,7 +128,7 @@ func (d *Document) Exec(h ExecHost) (*Exec, error) {
 		return nil, err
 	}
 	setHome := !slices.ContainsFunc(d.Env.Set, func(v EnvVar) bool { return v.Name == "HOME" })
-	if err := applyExecHome(&cfg, home, cwd, h.Environ, d.Filesystem.Writable, setHome); err != nil { // document_home.go
+	if err := applyExecHome(&cfg, home, cwd, h.Environ, d.Filesystem.Writable, grantPaths(l.Grants), setHome); err != nil { // document_home.go
 		out.Close()
 		return nil, err
 	}

@@ -44,8 +44,16 @@ const maxHomeLinks = 16
 // (unless the document sets HOME), and the run-code entries and the cwd's
 // control names guarded. home must be absolute and an existing directory
 // the user can list; otherwise the sandbox keeps a private home and only
-// the cwd's control names are guarded.
-func applyExecHome(cfg *moat.Config, home, cwd string, environ []string, writable []string, setHome bool) error {
+// the cwd's control names are guarded. grantPaths are the paths of the
+// document's grants, which name places as literal patterns do.
+//
+// Where the home itself is writable (writable: ["~"], or the cwd is the
+// home), it is sealed: no entry can be created at its top, removed or
+// renamed during the run, its existing entries keep their rights. Every
+// hidden entry at its top (~/.NAME) that no pattern opens (hiddenOpeners)
+// is then read-only whole; a missing one needs nothing more, since the
+// seal stops its creation, so no placeholder is made in the home.
+func applyExecHome(cfg *moat.Config, home, cwd string, environ, writable, grantPaths []string, setHome bool) error {
 	real := ""
 	if filepath.IsAbs(home) {
 		if r, err := filepath.EvalSymlinks(home); err == nil {
@@ -54,7 +62,8 @@ func applyExecHome(cfg *moat.Config, home, cwd string, environ []string, writabl
 			}
 		}
 	}
-	named := namedWritable(writable, cwd, cmp.Or(real, home))
+	named := namedWritable(append(slices.Clip(writable), grantPaths...), cwd, cmp.Or(real, home))
+	var sealed []string
 	if real != "" {
 		if err := grantHome(cfg, real); err != nil {
 			return err
@@ -62,16 +71,40 @@ func applyExecHome(cfg *moat.Config, home, cwd string, environ []string, writabl
 		if setHome {
 			cfg.Env.Set = append([]string{"HOME=" + filepath.Clean(home)}, cfg.Env.Set...)
 		}
+		opens := hiddenOpeners(append(slices.Clip(writable), grantPaths...), cwd, filepath.Clean(home), real)
+		keepHiddenGrantsReadOnly(cfg, real, opens)
 		pathEnv, _ := lookupEnviron(environ, "PATH")
+		entries := homecontrol.Paths(filepath.Clean(home), pathEnv)
+		if real != filepath.Clean(home) {
+			entries = append(entries, homecontrol.Paths(real, pathEnv)...)
+		}
+		keepControlGrantsReadOnly(cfg, entries, named)
 		g := newWritableGuard(cfg, named)
-		for _, e := range homecontrol.Paths(filepath.Clean(home), pathEnv) {
+		if g.writable(real) {
+			g.seal = append(g.seal, real)
+			sealed = append(sealed, real)
+			top, err := os.ReadDir(real)
+			if err != nil {
+				return fmt.Errorf("moat: filesystem policy: home %s: %w", quoteOdd(real), unwrapPath(err))
+			}
+			for _, e := range top {
+				t := e.Type()
+				if !strings.HasPrefix(e.Name(), ".") || opens.match(e.Name()) || !(t.IsDir() || t.IsRegular() || t&fs.ModeSymlink != 0) {
+					continue // sockets and the like cannot be swapped: the seal holds them
+				}
+				if err := g.guard(filepath.Join(real, e.Name()), 0); err != nil {
+					return fmt.Errorf("moat: filesystem policy: home entry %s: %w", quoteOdd(filepath.Join(real, e.Name())), err)
+				}
+			}
+		}
+		for _, e := range entries {
 			if err := g.guard(e, 0); err != nil {
 				return fmt.Errorf("moat: filesystem policy: home entry %s: %w", quoteOdd(e), err)
 			}
 		}
 		g.apply(cfg)
 	}
-	guardCwdControls(cfg, cwd, named)
+	guardCwdControls(cfg, cwd, named, sealed)
 	return nil
 }
 
@@ -144,6 +177,32 @@ func (g *writableGuard) exposed(p string) bool {
 			return false // hidden: neither readable nor writable
 		}
 	}
+	for _, r := range g.readOnly {
+		if under(p, r) {
+			return false // read-only whole already (a hidden entry of the home)
+		}
+	}
+	return true
+}
+
+// writable reports whether the directory p itself is writable: the
+// deepest grant at or above it allows writing, and no deny at or above p
+// below that grant hides it.
+func (g *writableGuard) writable(p string) bool {
+	var best *moat.Grant
+	for i, gr := range g.grants {
+		if (gr.Path == p || under(p, gr.Path)) && (best == nil || len(gr.Path) > len(best.Path)) {
+			best = &g.grants[i]
+		}
+	}
+	if best == nil || !best.Access.CanWrite() {
+		return false
+	}
+	for _, d := range g.denied {
+		if (d == p || under(p, d)) && len(d) >= len(best.Path) && d != best.Path {
+			return false
+		}
+	}
 	return true
 }
 
@@ -169,6 +228,11 @@ func (g *writableGuard) guard(p string, links int) error {
 		fi, err := os.Lstat(next)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
+			if slices.Contains(g.seal, cur) {
+				// Nothing can be created in a sealed directory: no
+				// placeholder is needed.
+				return nil
+			}
 			full := filepath.Join(append([]string{next}, parts[i+1:]...)...)
 			if g.exposed(full) && !slices.Contains(g.deny, full) {
 				g.deny = append(g.deny, full)
@@ -234,8 +298,12 @@ func (g *writableGuard) apply(cfg *moat.Config) {
 // the cwd: its control names are in ReadOnly; an absolute writable
 // ancestor leaves them unprotected, as in Heimdall), so that the run
 // cannot create it: on Linux a marked placeholder stands there for the
-// run. Existing ones stay read-only, as the patterns made them.
-func guardCwdControls(cfg *moat.Config, cwd string, named []string) {
+// run. Existing ones stay read-only, as the patterns made them. A cwd in
+// sealed needs no placeholder.
+func guardCwdControls(cfg *moat.Config, cwd string, named, sealed []string) {
+	if slices.Contains(sealed, cwd) {
+		return // the cwd is the sealed home: nothing can be created at its top
+	}
 	protected := slices.ContainsFunc(cfg.ReadOnly, func(r string) bool {
 		return filepath.Dir(r) == cwd && slices.Contains(fspattern.ProtectedNames, filepath.Base(r))
 	})

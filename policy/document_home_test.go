@@ -30,8 +30,13 @@ func TestExecHome(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte("rc"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{".bashrc", ".config/Code/User/settings.json", ".local/share/x", "notes", "proj/x.json", "go/x"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(home, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, f), []byte("rc"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	in := func(list []string, rel string) bool { return slices.Contains(list, filepath.Join(home, rel)) }
 	tests := []struct {
@@ -56,28 +61,59 @@ func TestExecHome(t *testing.T) {
 				t.Errorf("env %q: the document's HOME lost", e.Config.Env.Set)
 			}
 		}},
-		{"writable home guards its run-code entries", `{"command":["true"],"filesystem":{"writable":["~"]}}`, cwd, func(t *testing.T, e *Exec) {
-			if !in(e.Config.ReadOnly, ".bashrc") {
-				t.Errorf("read-only %q: want ~/.bashrc", e.Config.ReadOnly)
+		{"writable home: sealed, hidden entries read-only, no placeholder", `{"command":["true"],"filesystem":{"writable":["~"]}}`, cwd, func(t *testing.T, e *Exec) {
+			if !slices.Contains(e.Config.Seal, home) {
+				t.Errorf("seal %q: want the home sealed", e.Config.Seal)
 			}
-			for _, rel := range []string{".zshrc", ".config/autostart", ".config/systemd", ".local/bin", ".gitconfig", ".npmrc", "go/bin"} {
+			for _, rel := range []string{".bashrc", ".config", ".local"} {
+				if !in(e.Config.ReadOnly, rel) {
+					t.Errorf("read-only %q: want ~/%s", e.Config.ReadOnly, rel)
+				}
+			}
+			if in(e.Config.ReadOnly, "notes") || in(e.Config.ReadOnly, "proj") || in(e.Config.ReadOnly, ".config/go") {
+				t.Errorf("read-only %q: a non-hidden entry, or one inside a read-only hidden one", e.Config.ReadOnly)
+			}
+			for _, d := range e.Config.Deny {
+				if strings.HasPrefix(d, home+"/") && !strings.HasPrefix(d, home+"/go/") {
+					t.Errorf("deny %q: a placeholder in the home (only ~/go/bin, in an existing non-hidden directory, wants one)", d)
+				}
+			}
+			if !in(e.Config.Deny, "go/bin") {
+				t.Errorf("deny %q: want ~/go/bin, a missing PATH entry in a writable directory", e.Config.Deny)
+			}
+		}},
+		{"a pattern naming a hidden place opens it, its run-code entries stay guarded", `{"command":["true"],"filesystem":{"writable":["~","~/.config"]}}`, cwd, func(t *testing.T, e *Exec) {
+			if in(e.Config.ReadOnly, ".config") {
+				t.Errorf("read-only %q: ~/.config is named", e.Config.ReadOnly)
+			}
+			for _, rel := range []string{".config/go", ".config/user-tmpfiles.d", ".config/autostart", ".config/lesskey"} {
 				if !in(e.Config.Deny, rel) {
 					t.Errorf("deny %q: want ~/%s", e.Config.Deny, rel)
 				}
 			}
-			if in(e.Config.Deny, "notes") || in(e.Config.Deny, "proj/.git") {
-				t.Errorf("deny %q: an ordinary name, or the control names of a cwd the writable home covers, are guarded", e.Config.Deny)
+			if !in(e.Config.ReadOnly, ".local") {
+				t.Errorf("read-only %q: want ~/.local", e.Config.ReadOnly)
 			}
 		}},
-		{"a pattern that names an entry exactly lifts its guard", `{"command":["true"],"filesystem":{"writable":["~","~/.bashrc","~/.zshrc"]}}`, cwd, func(t *testing.T, e *Exec) {
-			if in(e.Config.ReadOnly, ".bashrc") || in(e.Config.Deny, ".zshrc") {
+		{"a pattern that names an entry exactly lifts its guard", `{"command":["true"],"filesystem":{"writable":["~","~/.bashrc","~/.config/fish"]}}`, cwd, func(t *testing.T, e *Exec) {
+			if in(e.Config.ReadOnly, ".bashrc") || in(e.Config.Deny, ".config/fish") {
 				t.Errorf("read-only %q, deny %q: the named entries are guarded", e.Config.ReadOnly, e.Config.Deny)
 			}
-			if !in(e.Config.Deny, ".profile") {
+			if !in(e.Config.Deny, ".config/nvim") {
 				t.Errorf("deny %q: want the others guarded", e.Config.Deny)
 			}
 		}},
-		{"a denied part of the home gets no guard", `{"command":["true"],"filesystem":{"writable":["~"],"deny":["~/.config"]}}`, cwd, func(t *testing.T, e *Exec) {
+		{"a wildcard does not name a hidden place", `{"command":["true"],"filesystem":{"writable":["*.json"]}}`, home, func(t *testing.T, e *Exec) {
+			for _, g := range e.Config.Grants {
+				if g.Path == filepath.Join(home, ".config/Code/User/settings.json") && g.Access.CanWrite() {
+					t.Errorf("grant %v: writable, by a pattern that names no hidden place", g)
+				}
+				if g.Path == filepath.Join(home, "proj/x.json") && !g.Access.CanWrite() {
+					t.Errorf("grant %v: want it writable (control)", g)
+				}
+			}
+		}},
+		{"a denied part of the home gets no guard", `{"command":["true"],"filesystem":{"writable":["~","~/.config"],"deny":["~/.config"]}}`, cwd, func(t *testing.T, e *Exec) {
 			if in(e.Config.Deny, ".config/autostart") {
 				t.Errorf("deny %q: a path under a denied one is guarded too", e.Config.Deny)
 			}

@@ -77,9 +77,10 @@ func execHome(t *testing.T) string {
 // unreadable and a missing denied ~/.vim cannot be made; L11: under
 // writable ["."], regular.txt is written and the control names cannot be
 // created, and none is on the host afterwards. Each has a control: the
-// same probe without the guarantee (a writable home with nothing in it
-// protected, or an absolute writable ancestor of the cwd, which leaves
-// the control names unprotected as in Heimdall) gets through.
+// same probe without the guarantee (a HOME in the writable cwd, nothing
+// protected, since nothing can be created at the top of a writable home;
+// or an absolute writable ancestor of the cwd, which leaves the control
+// names unprotected as in Heimdall) gets through.
 func TestMoatExecHomeSeeds(t *testing.T) {
 	requireSandbox(t)
 	// With the protections off and moat's state outside the home, only
@@ -112,21 +113,30 @@ func TestMoatExecHomeSeeds(t *testing.T) {
 				return `{"command":["sh","-c","mkdir ~/.vim 2>/dev/null && printf mkdir-made || printf mkdir-blocked"],"filesystem":{"deny":["~/.vim"]}}`
 			},
 			want: "mkdir-blocked", check: func(t *testing.T, home string) { execAbsent(t, filepath.Join(home, ".vim")) }},
-		{name: "L6 control: a writable home",
+		// Nothing can be created at the top of a writable home (it is
+		// sealed, and ~/.NAME stays read-only): the controls give the
+		// command a HOME in its writable cwd instead.
+		{name: "L6 control: HOME in a writable cwd",
+			policy: func(home string) string {
+				return `{"command":["sh","-c","mkdir ~/.vim 2>/dev/null && printf mkdir-made || printf mkdir-blocked"],"filesystem":{"writable":["."]},"env":{"set":{"HOME":` + jsonString(filepath.Join(home, "proj")) + `}},` + noProt + `}`
+			},
+			want: "mkdir-made"},
+		{name: "L6 a writable home cannot make ~/.vim either",
 			policy: func(string) string {
 				return `{"command":["sh","-c","mkdir ~/.vim 2>/dev/null && printf mkdir-made || printf mkdir-blocked"],"filesystem":{"writable":["~"]},` + noProt + `}`
 			},
-			want: "mkdir-made"},
+			want: "mkdir-blocked", check: func(t *testing.T, home string) { execAbsent(t, filepath.Join(home, ".vim")) }},
 		{name: "L8 an existing and a missing home deny",
 			setup: func(t *testing.T, home string) { writeTestFile(t, filepath.Join(home, ".ssh/id_rsa"), "KEY") },
 			policy: func(string) string {
 				return `{"command":["sh","-c","cat ~/.ssh/id_rsa 2>/dev/null || printf ssh-denied; printf :; mkdir ~/.vim 2>/dev/null && printf vim-made || printf vim-blocked"],"filesystem":{"deny":["~/.ssh","~/.vim"]}}`
 			},
 			want: "ssh-denied:vim-blocked", check: func(t *testing.T, home string) { execAbsent(t, filepath.Join(home, ".vim")) }},
-		{name: "L8 control: a writable home, nothing denied or protected",
+		{name: "L8 control: nothing denied or protected, HOME in a writable cwd",
 			setup: func(t *testing.T, home string) { writeTestFile(t, filepath.Join(home, ".ssh/id_rsa"), "KEY") },
-			policy: func(string) string {
-				return `{"command":["sh","-c","cat ~/.ssh/id_rsa 2>/dev/null || printf ssh-denied; printf :; mkdir ~/.vim 2>/dev/null && printf vim-made || printf vim-blocked"],"filesystem":{"writable":["~"]},` + noProt + `}`
+			policy: func(home string) string {
+				return `{"command":["sh","-c",` + jsonString("cat "+home+"/.ssh/id_rsa 2>/dev/null || printf ssh-denied; printf :; mkdir ~/.vim 2>/dev/null && printf vim-made || printf vim-blocked") +
+					`],"filesystem":{"writable":["."]},"env":{"set":{"HOME":` + jsonString(filepath.Join(home, "proj")) + `}},` + noProt + `}`
 			},
 			want: "KEY:vim-made"},
 		{name: "L11 a broad writable cwd cannot create its control names",

@@ -82,6 +82,7 @@ func FuzzCompile(f *testing.F) {
 		{"*.env", "a/b.env"}, {"**/.env*", "x/.env.local"}, {"a/**/b", "a/x/b"}, {"a/**", "a/b/c"},
 		{"[a-c]x", "bx"}, {"[!a]x", "ax"}, {`\*x`, "*x"}, {"foo/", "foo"}, {"./a/b", "a/b"},
 		{"a?c", "abc"}, {"**", "q"}, {"!x", "x"}, {"a**b", "axb"}, {"~/x", "x"}, {"/w/a", "a"},
+		{"~/a/../b", "b"}, {"/w/./a", "a"}, {"!/etc/../x", "x"},
 	}
 	for _, s := range seeds {
 		f.Add(s[0], s[1])
@@ -94,6 +95,13 @@ func FuzzCompile(f *testing.F) {
 				t.Fatalf("Compile(%q): odd error %q", pat, err)
 			}
 			return
+		}
+		if body := strings.TrimPrefix(pat, "!"); strings.HasPrefix(body, "/") || strings.HasPrefix(body, "~/") {
+			for _, c := range strings.Split(body, "/") {
+				if c == "." || c == ".." {
+					t.Fatalf("Compile(%q) accepted a %q component", pat, c)
+				}
+			}
 		}
 		if rel == "" || strings.HasPrefix(rel, "/") || strings.HasSuffix(rel, "/") || strings.Contains(rel, "//") || strings.ContainsRune(rel, 0) {
 			return

@@ -124,6 +124,16 @@ func Compile(text string, o Options) (*Rule, error) {
 	if p == "" {
 		return bad("empty pattern")
 	}
+	// A "." or ".." component of a home or absolute path is refused as
+	// it is in a relative one: cleaned away, it would let the pattern
+	// name a place other than the one it seems to (~/proj/../.bashrc).
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "/") {
+		for _, c := range strings.Split(strings.TrimPrefix(p, "~"), "/") {
+			if c == "." || c == ".." {
+				return bad("\"" + c + "\" components are not allowed in a home or absolute path")
+			}
+		}
+	}
 	// ~ expansion, also after "!".
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if o.Home == "" || !filepath.IsAbs(o.Home) {

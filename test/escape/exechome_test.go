@@ -79,16 +79,16 @@ func execHomeEntries(home string) []string {
 // A missing entry is created, as a file and as a directory.
 func attackScript(entries []string) string {
 	var b strings.Builder
-	b.WriteString(`cd "$HOME"; mkdir -p scratch/d; printf evil > scratch/evil; printf evil > scratch/d/evil; n=0; `)
+	b.WriteString(`cd "$HOME"; mkdir -p scratch/d; printf evil > scratch/evil; printf evil > scratch/d/evil; n=0; ` +
+		`atk() { n=$((n+1)); e="$HOME/$1"; mkdir -p "$(dirname "$e")" 2>/dev/null; ` +
+		`if [ -d "$e" ]; then printf X > "$e/atk" 2>/dev/null; cp scratch/evil "$e/" 2>/dev/null; mv -T scratch/d "$e" 2>/dev/null; ` +
+		`rm -rf "$e" 2>/dev/null; mkdir "$e" 2>/dev/null; printf X > "$e/atk" 2>/dev/null; ln -sfn "$HOME/scratch" "$e" 2>/dev/null; ` +
+		`elif [ -e "$e" ] || [ -L "$e" ]; then printf X > "$e" 2>/dev/null; printf X >> "$e" 2>/dev/null; ` +
+		`cp scratch/evil "scratch/r$n" && mv -f "scratch/r$n" "$e" 2>/dev/null; rm -f "$e" 2>/dev/null; printf X > "$e" 2>/dev/null; ` +
+		`ln -sf "$HOME/scratch/evil" "$e" 2>/dev/null; ` +
+		`else printf X > "$e" 2>/dev/null || mkdir "$e" 2>/dev/null || ln -s "$HOME/scratch/evil" "$e" 2>/dev/null; fi; }; `)
 	for _, e := range entries {
-		q := `"$HOME/` + e + `"`
-		b.WriteString(`n=$((n+1)); e=` + q + `; mkdir -p "$(dirname "$e")" 2>/dev/null; ` +
-			`if [ -d "$e" ]; then printf X > "$e/atk" 2>/dev/null; cp scratch/evil "$e/" 2>/dev/null; mv -T scratch/d "$e" 2>/dev/null; ` +
-			`rm -rf "$e" 2>/dev/null; mkdir "$e" 2>/dev/null; printf X > "$e/atk" 2>/dev/null; ln -sfn "$HOME/scratch" "$e" 2>/dev/null; ` +
-			`elif [ -e "$e" ] || [ -L "$e" ]; then printf X > "$e" 2>/dev/null; printf X >> "$e" 2>/dev/null; ` +
-			`cp scratch/evil "scratch/r$n" && mv -f "scratch/r$n" "$e" 2>/dev/null; rm -f "$e" 2>/dev/null; printf X > "$e" 2>/dev/null; ` +
-			`ln -sf "$HOME/scratch/evil" "$e" 2>/dev/null; ` +
-			`else printf X > "$e" 2>/dev/null || mkdir "$e" 2>/dev/null || ln -s "$HOME/scratch/evil" "$e" 2>/dev/null; fi; `)
+		b.WriteString(`atk "` + e + `"; `)
 	}
 	b.WriteString(`echo ordinary >> notes && echo made > scratch/new && printf done`)
 	return b.String()
@@ -165,6 +165,7 @@ func TestExecHomeRunCodeEntries(t *testing.T) {
 		home, cwd := execHomeFixture(t)
 		entries := execHomeEntries(home)
 		makeEntries(t, home, entries)
+		writeFile(t, filepath.Join(home, "notes"), "notes\n")
 		writable := []string{"~"}
 		for _, e := range entries {
 			writable = append(writable, "~/"+e)
@@ -196,8 +197,21 @@ func TestExecHomeRunCodeEntries(t *testing.T) {
 		fileIs(t, filepath.Join(home, "scratch/new"), "made\n")
 	})
 	t.Run("missing, control: each named exactly", func(t *testing.T) {
+		// Nothing can be created at the top of a writable home (it is
+		// sealed), named or not: the control makes the top-level
+		// directories that hold the nested entries, and checks those.
 		home, cwd := execHomeFixture(t)
 		entries := execHomeEntries(home)
+		writeFile(t, filepath.Join(home, "notes"), "notes\n")
+		var nested []string
+		for _, e := range entries {
+			if top, _, ok := strings.Cut(e, "/"); ok {
+				if err := os.MkdirAll(filepath.Join(home, top), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				nested = append(nested, e)
+			}
+		}
 		writable := []string{"~"}
 		for _, e := range entries {
 			writable = append(writable, "~/"+e)
@@ -206,9 +220,14 @@ func TestExecHomeRunCodeEntries(t *testing.T) {
 		if res.Code != 0 || !strings.HasSuffix(res.Stdout, "done") {
 			t.Fatalf("the attack did not finish: %s", res)
 		}
-		for _, e := range onlyGuarded(home, entries) {
+		for _, e := range onlyGuarded(home, nested) {
 			if _, err := os.Lstat(filepath.Join(home, e)); err != nil {
 				t.Errorf("~/%s named exactly: %v; want the pattern to let it be created", e, err)
+			}
+		}
+		for _, e := range entries {
+			if _, err := os.Lstat(filepath.Join(home, e)); err == nil && !strings.Contains(e, "/") {
+				t.Errorf("~/%s named exactly: created at the top of the sealed home", e)
 			}
 		}
 	})

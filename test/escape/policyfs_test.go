@@ -407,7 +407,7 @@ func TestPolicyFilesystem(t *testing.T) {
 				`cat $H/.config/nvim/init.vim 2>/dev/null || printf nvim-denied:; cat $H/.config/other 2>/dev/null || printf other-denied`,
 			run: fsRun{deny: []string{"~/.config", "~/.config/nvim", "!~/.config/not-denied"}, want: "dir-visible:readonly:nvim-denied:other-denied",
 				check: func(t *testing.T, c, h string) { absent(t, filepath.Join(h, ".config/not-denied/new")) }},
-			control: fsRun{want: "dir-visible:writable:vimrcother"},
+			control: fsRun{writ: []string{"~/.config"}, want: "dir-visible:writable:vimrcother"},
 		},
 		{
 			name:   "B4 a negated denied file is restored read-only",
@@ -417,7 +417,7 @@ func TestPolicyFilesystem(t *testing.T) {
 				`cat $H/.config/other 2>/dev/null || printf other-denied`,
 			run: fsRun{deny: []string{"~/.config", "!~/.config/not-denied.txt"}, want: "file-visible:readonly:other-denied",
 				check: func(t *testing.T, c, h string) { fileIs(t, filepath.Join(h, ".config/not-denied.txt"), "visible") }},
-			control: fsRun{want: "file-visible:writable:other"},
+			control: fsRun{writ: []string{"~/.config"}, want: "file-visible:writable:other"},
 		},
 		{
 			name:   "B5 a nested negated denied file restores only that file",

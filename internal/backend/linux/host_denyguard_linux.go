@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/moat-sandbox/moat/internal/gitguard"
+	"github.com/moat-sandbox/moat/internal/homecontrol"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -48,7 +49,16 @@ type denyGuards struct {
 // and go's searches pass over an unreadable file of that name. A file
 // holds no markers, so it is not shared: a run that finds another live
 // run's file placeholder masks it as it is.
+//
+// The home's run-code files held inside a hidden directory that a pattern
+// made writable (homecontrol.Files: ~/.config/lesskey, ...) get a file too.
 var fileGuardNames = map[string]bool{".git": true}
+
+// fileGuard reports whether the placeholder of the denied path d is a
+// file (fileGuardNames, homecontrol.IsFile).
+func fileGuard(d string) bool {
+	return fileGuardNames[filepath.Base(d)] || homecontrol.IsFile(d)
+}
 
 // guardSeq tells apart the markers of engines of one process.
 var guardSeq atomic.Uint64
@@ -102,7 +112,7 @@ func planDenyGuards(p *spec.Policy, granted func(string) bool) *denyGuards {
 		}
 		sweepDenyGuard(d)
 		_, err := os.Lstat(d)
-		if fileGuardNames[filepath.Base(d)] {
+		if fileGuard(d) {
 			if !os.IsNotExist(err) || writeNew(d, g.line) != nil {
 				g.removeMade(made)
 				continue // exists (masked as it is), or carved instead
@@ -232,7 +242,7 @@ func isPlaceholder(d string) bool {
 // Anything else is left alone.
 func sweepDenyGuard(d string) {
 	fi, err := os.Lstat(d)
-	if err == nil && fi.Mode().IsRegular() && fileGuardNames[filepath.Base(d)] {
+	if err == nil && fi.Mode().IsRegular() && fileGuard(d) {
 		// A file placeholder: the owner line is its content.
 		if b, ok := readSmall(d); ok && staleOwner(b) {
 			_ = os.Remove(d)
