@@ -157,9 +157,9 @@ if [ "$(id -u)" = 0 ]; then
 	echo data >"$root_temp/f"
 	chmod 644 "$root_temp/f"
 	cleanups+=('rm -rf "$root_temp"')
-	(cd "$suite_dir" && s=$SECONDS && as_user MOAT_ESCAPE_ROOT_TEMP="$root_temp" ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
+	(set +e; cd "$suite_dir" && s=$SECONDS && as_user MOAT_ESCAPE_ROOT_TEMP="$root_temp" ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
 	suite_pids+=("$!")
-	(cd "$suite_dir" && s=$SECONDS &&
+	(set +e; cd "$suite_dir" && s=$SECONDS &&
 		as_user XDG_STATE_HOME="$suite_dir/wl-state" XDG_CACHE_HOME="$suite_dir/wl-cache" MOAT_WORKLOADS_TOOL="$tool_dir/bin/moat-test-tool" \
 			./workloads.test -test.v -test.count=1 -test.timeout 30m >workloads.log 2>&1
 		echo "$? $((SECONDS - s))" >workloads.status
@@ -170,15 +170,17 @@ if [ "$(id -u)" = 0 ]; then
 	suite_pids+=("$!")
 else
 	# As an ordinary user: the same suites, as yourself.
-	(cd "$suite_dir" && s=$SECONDS && ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
+	(set +e; cd "$suite_dir" && s=$SECONDS && ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
 	suite_pids+=("$!")
-	(cd "$suite_dir" && s=$SECONDS && ./workloads.test -test.v -test.count=1 -test.timeout 30m >workloads.log 2>&1
+	(set +e; cd "$suite_dir" && s=$SECONDS && ./workloads.test -test.v -test.count=1 -test.timeout 30m >workloads.log 2>&1
 		echo "$? $((SECONDS - s))" >workloads.status
 		s=$SECONDS
 		MOAT_RECIPES_README="$suite_dir/README.md" ./recipes.test -test.v -test.count=1 -test.timeout 30m >recipes.log 2>&1
 		echo "$? $((SECONDS - s))" >recipes.status) &
 	suite_pids+=("$!")
 fi
+# (Each suite's subshell turns errexit off: a failed suite must still
+# write its status, and a failed workloads run must not skip the recipes.)
 # Stop the background suites if the script ends early (a failed step).
 cleanups=('for p in "${suite_pids[@]}"; do pkill -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done; wait' "${cleanups[@]}")
 echo "started (logs in $suite_dir)"
