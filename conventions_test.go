@@ -133,7 +133,7 @@ func TestImportDirection(t *testing.T) {
 				// programs (an API, MCP).
 				return within(imp, mod) && imp != mod && imp != mod+"/policy" && imp != mod+"/ipc" && !within(imp, mod+"/internal/cli") &&
 					imp != mod+"/internal/hostinput" && imp != mod+"/internal/report/jsonv1" && imp != mod+"/internal/settings" &&
-					imp != mod+"/internal/quarantine" &&
+					imp != mod+"/internal/quarantine" && imp != mod+"/internal/termsafe" &&
 					imp != mod+"/internal/report/jsonv1/schematest" && // test helper, like moattest
 					!within(imp, mod+"/redact") && imp != mod+"/internal/hfhub/hubtest" &&
 					imp != mod+"/internal/moattest" // test helper; "no production code" below keeps it out of the binary
@@ -145,10 +145,12 @@ func TestImportDirection(t *testing.T) {
 		// quarantine is a leaf but for hostiletree, the removal of trees a
 		// sandbox wrote that it shares with cachehome; hostiletree is a
 		// leaf itself.
-		{"quarantine depends on nothing else of the module but hostiletree", "./internal/quarantine/...", true, false,
+		{"quarantine depends on nothing else of the module but hostiletree and termsafe", "./internal/quarantine/...", true, false,
 			func(imp string) bool {
-				return within(imp, mod) && !within(imp, mod+"/internal/quarantine") && imp != mod+"/internal/hostiletree"
+				return within(imp, mod) && !within(imp, mod+"/internal/quarantine") && imp != mod+"/internal/hostiletree" && imp != mod+"/internal/termsafe"
 			}},
+		{"termsafe depends on nothing else of the module", "./internal/termsafe/...", true, true,
+			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/termsafe") }},
 		{"hostiletree depends on nothing else of the module", "./internal/hostiletree/...", true, true,
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/hostiletree") }},
 		{"backends import nothing above them", "./internal/backend/...", true, false,

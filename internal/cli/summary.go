@@ -7,10 +7,10 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/term"
+
+	"github.com/moat-sandbox/moat/internal/termsafe"
 
 	"github.com/moat-sandbox/moat"
 )
@@ -90,24 +90,6 @@ func isTerminal(w io.Writer) bool {
 
 // printable makes s safe to print on a terminal as one line: control
 // characters, invalid UTF-8 and the characters that reorder text are
-// written as Go escapes. What a sandbox named (a host, a path) must not
-// move the cursor or recolour the user's terminal.
-func printable(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\\':
-			b.WriteString(`\\`)
-		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029':
-			q := fmt.Sprintf("%+q", string(r))
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
+// written as escapes (internal/termsafe). What a sandbox named (a host, a
+// path) must not move the cursor or recolour the user's terminal.
+func printable(s string) string { return termsafe.Escape(s, false) }

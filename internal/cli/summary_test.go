@@ -37,7 +37,7 @@ func TestPrintRefusals(t *testing.T) {
 		{name: "a limit", refusals: []moat.Refusal{{Kind: "limit", Subject: "timeout", Detail: "killed after 1s", Allow: "--timeout"}},
 			wantLines: 1, wantLast: "moat: limit: timeout: killed after 1s (--timeout)", wantLimit: true},
 		{name: "terminal controls", refusals: []moat.Refusal{{Kind: "git-control", Subject: "/w/\x1b]0;pwned\a\u202e.git/config", Detail: "restored"}},
-			wantLines: 1, wantLast: `moat: git-control: /w/\x1b]0;pwned\a\u202e.git/config: restored`},
+			wantLines: 1, wantLast: `moat: git-control: /w/\u001b]0;pwned\u0007\u202e.git/config: restored`},
 		{name: "newline in a subject", refusals: []moat.Refusal{{Kind: "exec", Subject: "a\nmoat: fake line"}},
 			wantLines: 1, wantLast: `moat: exec: a\nmoat: fake line`},
 		{name: "invalid UTF-8", refusals: []moat.Refusal{{Kind: "exec", Subject: "a\xffb"}},
