@@ -26,7 +26,8 @@ type Record struct {
 	// LastUse is when a run last released the store.
 	LastUse time.Time `json:"last_use"`
 	// Size is the store's size in bytes when it was last measured;
-	// SizePartial says the measure ran out of budget, so Size is a floor.
+	// SizePartial says the measure ran out of budget or could not see
+	// everything, so Size is a floor; [Prune] retires such a store.
 	Size        int64 `json:"size"`
 	SizePartial bool  `json:"size_partial,omitempty"`
 }

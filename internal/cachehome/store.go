@@ -164,15 +164,17 @@ func (l *Lease) Link(home string) error {
 }
 
 // Close records the stores' size and this use, and releases the key. The
-// measure walks the stores as hostile input, within budget entries (zero
-// means [DefaultBounds].Budget). Later calls do nothing.
+// measure walks the stores as hostile input, at any depth, within budget
+// entries (zero means [MeasureBudget]); a store it could not measure in
+// full is recorded partial, which [Prune] retires. Later calls do
+// nothing.
 func (l *Lease) Close(budget int) error {
 	if l == nil || l.lock == nil {
 		return nil
 	}
 	defer func() { l.lock.release(); l.lock = nil }()
 	if budget <= 0 {
-		budget = DefaultBounds.Budget
+		budget = MeasureBudget
 	}
 	size, complete := hostiletree.Measure(filepath.Join(l.layout.Root, l.rec.Key), budget)
 	l.rec.Size, l.rec.SizePartial = size, !complete
