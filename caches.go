@@ -3,6 +3,7 @@ package moat
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,7 +52,10 @@ func (s *Sandbox) openCaches() error {
 	if err != nil {
 		return err
 	}
-	dev, ino, err := fileIdentity(s.workDir)
+	project, err := cachehome.Identify(s.workDir)
+	if errors.Is(err, cachehome.ErrNoIdentity) {
+		return nil // a re-made directory could not be told apart: a throwaway home
+	}
 	if err != nil {
 		return errorf("keep caches: working directory %q: %w", s.workDir, err)
 	}
@@ -71,7 +75,7 @@ func (s *Sandbox) openCaches() error {
 	if paths.Under(root, s.workDir) || paths.Under(s.workDir, root) || paths.Under(root, filepath.Dir(layout.Records)) {
 		return nil
 	}
-	lease, err := cachehome.Open(layout, cachehome.Project{Path: s.workDir, Dev: dev, Ino: ino}, policy)
+	lease, err := cachehome.Open(layout, project, policy)
 	if err != nil {
 		// Another run holds them (cachehome.ErrBusy), or the stores
 		// cannot be made or are not what moat made: a throwaway home,

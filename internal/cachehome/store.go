@@ -50,11 +50,15 @@ func DefaultRoot(xdgCache, home string) (string, error) {
 
 // Project is the project a store belongs to: the working directory's
 // resolved path and its identity, so a directory removed and made again
-// at the same path is a new project. The zero value is no project; its
-// key is of no working directory.
+// at the same path is a new project, even where the file system hands it
+// the old inode number. [Identify] returns it. The zero value is no
+// project; its key is of no working directory.
 type Project struct {
 	Path     string
 	Dev, Ino uint64
+	// Born is the directory's birth as the file system keeps it (birth
+	// time, inode generation); empty means unknown.
+	Born string
 }
 
 // ErrBusy is returned by [Open] when another run holds the key's stores.
@@ -98,8 +102,8 @@ func Open(l Layout, project Project, policy string) (*Lease, error) {
 		return nil, ErrBusy
 	}
 	rec, err := readRecord(l.Records, key)
-	if err != nil || rec.WorkDir != project.Path || rec.Dev != project.Dev || rec.Ino != project.Ino || rec.Policy != policy {
-		rec = Record{Key: key, WorkDir: project.Path, Dev: project.Dev, Ino: project.Ino, Policy: policy}
+	if err != nil || rec.WorkDir != project.Path || rec.Dev != project.Dev || rec.Ino != project.Ino || rec.Born != project.Born || rec.Policy != policy {
+		rec = Record{Key: key, WorkDir: project.Path, Dev: project.Dev, Ino: project.Ino, Born: project.Born, Policy: policy}
 	}
 	rec.LastUse = time.Now().UTC()
 	if err := writeRecord(l.Records, rec); err != nil { // before the store exists: a prune never takes it for an orphan
@@ -129,7 +133,7 @@ func Open(l Layout, project Project, policy string) (*Lease, error) {
 func Key(secret []byte, project Project, policy string) string {
 	m := hmac.New(sha256.New, secret)
 	var n [8]byte
-	for _, s := range []string{"moat cache home v1", project.Path, policy} {
+	for _, s := range []string{"moat cache home v2", project.Path, project.Born, policy} {
 		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
 		m.Write(n[:])
 		m.Write([]byte(s))
