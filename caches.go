@@ -108,6 +108,23 @@ func (s *Sandbox) cacheRoot() string {
 	return l.Root
 }
 
+// recordedCacheRoots are the stores roots that runs with other
+// environments used (cachehome.Roots, in the state directory state),
+// resolved: every sandbox's view hides them as it hides cacheRoot, so a
+// grant over another XDG_CACHE_HOME shows no other policy's stores. A
+// record that cannot be read hides nothing more.
+func recordedCacheRoots(state string) []string {
+	roots, _ := cachehome.Roots(filepath.Join(state, cacheHomesRecords))
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		if res, err := filepath.EvalSymlinks(r); err == nil {
+			r = res
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // cacheStores are the run's cache store directories: writable, never
 // executable, and outliving the run. Nil without kept caches.
 func (s *Sandbox) cacheStores() []string {

@@ -77,14 +77,19 @@ type Lease struct {
 // Open takes the stores of project and policy (a [Digest]'s Sum) for one
 // run: it locks the key, so no other run and no prune uses the stores
 // while this one does, records the key (never in the stores), and makes
-// the store directories (0700). Another run holding the key is
-// [ErrBusy].
+// the store directories (0700). It records l.Root among the roots
+// [Roots] lists first. Another run holding the key is [ErrBusy].
 func Open(l Layout, project Project, policy string) (*Lease, error) {
 	if !filepath.IsAbs(l.Root) || !filepath.IsAbs(l.Records) {
 		return nil, errors.New("cache homes: no place for the stores")
 	}
 	if err := privateDirAll(l.Records); err != nil {
 		return nil, fmt.Errorf("cache homes: records %q: %w", l.Records, err)
+	}
+	// Recorded before the root is made: whatever a run leaves there,
+	// every later sandbox's view hides it (Roots).
+	if err := recordRoot(l.Records, l.Root); err != nil {
+		return nil, fmt.Errorf("cache homes: roots record: %w", err)
 	}
 	if err := privateDirAll(l.Root); err != nil {
 		return nil, fmt.Errorf("cache homes: %q: %w", l.Root, err)

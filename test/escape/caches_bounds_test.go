@@ -120,3 +120,44 @@ func TestKeptCachesRemadeWorkdirStartsEmpty(t *testing.T) {
 		t.Fatalf("a re-made directory with the old inode number got the old project's caches: %s", r)
 	}
 }
+
+// TestKeptCachesOtherCacheHomeHidden attacks the hiding of the stores
+// from a run whose XDG_CACHE_HOME differs from the run that made them,
+// with a grant over the first cache directory: it must neither list the
+// stores nor read one. The control: a file beside them in the granted
+// directory is read.
+func TestKeptCachesOtherCacheHomeHidden(t *testing.T) {
+	t.Parallel()
+	// Outside /tmp, which is private to a sandbox.
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.MkdirTemp(home, "cachetest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	env, root, work := cacheSetupIn(t, d)
+	mustRun(t, env, "run", "--workdir", work, "--", "sh", "-c", "echo secret-cache > ~/.cache/go-build/m")
+	keys := stores(t, root)
+	if len(keys) != 1 {
+		t.Fatalf("stores %v", keys)
+	}
+	first := filepath.Join(d, "cache")
+	if err := os.WriteFile(filepath.Join(first, "beside"), []byte("beside-read\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := append([]string{"XDG_CACHE_HOME=" + filepath.Join(d, "cache2")}, env[1:]...)
+	if !strings.HasPrefix(env[1], "XDG_STATE_HOME=") {
+		t.Fatalf("env %v", env)
+	}
+	probe := `ls "$1/moat/homes" 2>/dev/null | grep -q ` + keys[0] + ` && echo listed; cat "$1/moat/homes/` + keys[0] + `/go-build/m" 2>/dev/null; cat "$1/beside"`
+	r := mustRun(t, other, "run", "--workdir", work, "--readable", first, "--", "sh", "-c", probe, "sh", first)
+	if strings.Contains(r.Stdout, "listed") || strings.Contains(r.Stdout, "secret-cache") {
+		t.Errorf("a run with another XDG_CACHE_HOME saw the first one's stores: %s", r)
+	}
+	if !strings.Contains(r.Stdout, "beside-read\n") {
+		t.Errorf("control: the granted directory was not readable: %s", r)
+	}
+}
