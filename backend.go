@@ -221,6 +221,10 @@ func socketGrants(paths []string) ([]spec.Socket, error) {
 // (build.go), socket families.
 func (s *Sandbox) noteSocketRefusals() {
 	for _, r := range s.backend.Refusals() {
+		if r.Dropped > 0 {
+			s.noteDroppedRefusals(r.Kind, r.Dropped) // supervisorrefusal.go
+			continue
+		}
 		switch r.Kind {
 		case spec.RefusedUnixSocket:
 			s.addRefusal(Refusal{

@@ -3,6 +3,7 @@ package moat
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,7 +52,10 @@ func (s *Sandbox) openCaches() error {
 	if err != nil {
 		return err
 	}
-	dev, ino, err := fileIdentity(s.workDir)
+	project, err := cachehome.Identify(s.workDir)
+	if errors.Is(err, cachehome.ErrNoIdentity) {
+		return nil // a re-made directory could not be told apart: a throwaway home
+	}
 	if err != nil {
 		return errorf("keep caches: working directory %q: %w", s.workDir, err)
 	}
@@ -71,7 +75,7 @@ func (s *Sandbox) openCaches() error {
 	if paths.Under(root, s.workDir) || paths.Under(s.workDir, root) || paths.Under(root, filepath.Dir(layout.Records)) {
 		return nil
 	}
-	lease, err := cachehome.Open(layout, cachehome.Project{Path: s.workDir, Dev: dev, Ino: ino}, policy)
+	lease, err := cachehome.Open(layout, project, policy)
 	if err != nil {
 		// Another run holds them (cachehome.ErrBusy), or the stores
 		// cannot be made or are not what moat made: a throwaway home,
@@ -102,6 +106,23 @@ func (s *Sandbox) cacheRoot() string {
 		return r
 	}
 	return l.Root
+}
+
+// recordedCacheRoots are the stores roots that runs with other
+// environments used (cachehome.Roots, in the state directory state),
+// resolved: every sandbox's view hides them as it hides cacheRoot, so a
+// grant over another XDG_CACHE_HOME shows no other policy's stores. A
+// record that cannot be read hides nothing more.
+func recordedCacheRoots(state string) []string {
+	roots, _ := cachehome.Roots(filepath.Join(state, cacheHomesRecords))
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		if res, err := filepath.EvalSymlinks(r); err == nil {
+			r = res
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // cacheStores are the run's cache store directories: writable, never

@@ -772,7 +772,11 @@ func (s *Sandbox) protectStateRoot(v spec.View) spec.View {
 	if err != nil {
 		return v
 	}
-	return protectPath(protectPath(v, root), s.cacheRoot()) // caches.go
+	v = protectPath(protectPath(v, root), s.cacheRoot()) // caches.go
+	for _, r := range recordedCacheRoots(root) {         // caches.go
+		v = protectPath(v, r)
+	}
+	return v
 }
 
 // protectPath adds root to v's protected paths unless one of them holds

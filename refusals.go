@@ -58,6 +58,34 @@ type refusals struct {
 	mu   sync.Mutex
 	list []Refusal
 	seen map[Refusal]bool
+	// counts are the entries addCount keeps up to date: their place in
+	// list and their total, by kind and subject.
+	counts map[[2]string]*countEntry
+}
+
+// countEntry is one counting refusal's place in the list and its total.
+type countEntry struct {
+	at, total int
+}
+
+// addCount adds n to the count kept under kind and subject, as one
+// refusal whose detail detail(total) words; the first call adds it to the
+// list, later ones update it in place.
+func (rs *refusals) addCount(kind, subject string, n int, detail func(total int) string) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.counts == nil {
+		rs.counts = map[[2]string]*countEntry{}
+	}
+	key := [2]string{kind, subject}
+	c := rs.counts[key]
+	if c == nil {
+		c = &countEntry{at: len(rs.list)}
+		rs.counts[key] = c
+		rs.list = append(rs.list, Refusal{Kind: kind, Subject: subject})
+	}
+	c.total += n
+	rs.list[c.at].Detail = detail(c.total)
 }
 
 // add records r unless the same refusal is already recorded.

@@ -250,3 +250,55 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestCloseMeasuresDeepStore attacks the size bound: a store that hides
+// its bulk far below any fixed depth, or behind more entries than the
+// measure may read, must not count as small. The first is measured in
+// full; the second is recorded partial, and the next prune retires it
+// though it is recent and under the size bound. The control: a complete
+// store beside them stays.
+func TestCloseMeasuresDeepStore(t *testing.T) {
+	l := testLayout(t)
+	const n = 2 << 20
+	cases := []struct {
+		name    string
+		policy  string
+		budget  int
+		partial bool
+	}{
+		{"deep store, default budget: measured in full", "deep", 0, false},
+		{"deep store, short budget: partial", "short", 20, true},
+	}
+	keys := map[string]string{}
+	for _, c := range cases {
+		lease, err := Open(l, testProject(t), c.policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deep := lease.Stores()[0]
+		for i := 0; i < 100; i++ {
+			deep = filepath.Join(deep, "d")
+		}
+		must(t, os.MkdirAll(deep, 0o700))
+		must(t, os.WriteFile(filepath.Join(deep, "big"), make([]byte, n), 0o600))
+		must(t, lease.Close(c.budget))
+		r, err := readRecord(l.Records, lease.Key())
+		must(t, err)
+		if r.SizePartial != c.partial || (!c.partial && r.Size < n) {
+			t.Errorf("%s: record size %d, partial %v", c.name, r.Size, r.SizePartial)
+		}
+		keys[c.policy] = lease.Key()
+	}
+	control, _ := released(t, l, "control")
+	if _, err := Prune(l, Bounds{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if exists(filepath.Join(l.Root, keys["short"])) {
+		t.Error("a store measured partial survived the prune")
+	}
+	for _, k := range []string{keys["deep"], control} {
+		if !exists(filepath.Join(l.Root, k)) {
+			t.Errorf("control: a store measured in full and under the bounds was retired")
+		}
+	}
+}

@@ -20,3 +20,8 @@ func (*lockFile) release()                       {}
 func (*lockFile) removeAndRelease()              {}
 func openNoFollow(path string) (*os.File, error) { return os.Open(path) }
 func ownedByMe(os.FileInfo) bool                 { return false }
+
+// appendNoFollow opens path for appending; stores are not kept here.
+func appendNoFollow(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+}

@@ -27,6 +27,12 @@ type Bounds struct {
 // DefaultBounds are 30 days, 10 GiB and 50,000 entries.
 var DefaultBounds = Bounds{MaxAge: 30 * 24 * time.Hour, MaxBytes: 10 << 30, Budget: 50_000}
 
+// MeasureBudget is how many directory entries [Lease.Close] measures by
+// default: a large Go module cache holds a few hundred thousand files,
+// measured at about half a second per 200,000. A store larger than that
+// measures partial, and [Prune] retires it.
+const MeasureBudget = 1_000_000
+
 func (b Bounds) withDefaults() Bounds {
 	if b.MaxAge <= 0 {
 		b.MaxAge = DefaultBounds.MaxAge
@@ -50,7 +56,10 @@ type PruneResult struct {
 }
 
 // Prune retires the stores unused for longer than b.MaxAge, then the least
-// recently used until the rest fit b.MaxBytes, and stores with no record;
+// recently used until the rest fit b.MaxBytes, stores whose size is not
+// known in full (a measure that ran out of budget or could not see
+// everything: a store shaped to hide its size counts as over the bound,
+// never as small), and stores with no record;
 // a store some run holds is never touched. A retired store is moved into
 // the trash at once (so no run can take it up again half removed), and
 // the trash is emptied within b.Budget entries, going on from where an
@@ -92,7 +101,7 @@ func Prune(l Layout, b Bounds, now time.Time) (PruneResult, error) {
 	for _, r := range recs {
 		old := now.Sub(r.LastUse) > b.MaxAge
 		total += r.Size
-		if !old && total <= b.MaxBytes {
+		if !old && !r.SizePartial && total <= b.MaxBytes {
 			continue
 		}
 		ok, err := retire(l, r.Key, true)

@@ -16,17 +16,19 @@ import (
 type Record struct {
 	// Key names the store.
 	Key string `json:"key"`
-	// WorkDir, Dev and Ino are the project: the working directory's path
-	// and identity when the store was made.
+	// WorkDir, Dev, Ino and Born are the project: the working
+	// directory's path and identity when the store was made.
 	WorkDir string `json:"workdir"`
 	Dev     uint64 `json:"dev"`
 	Ino     uint64 `json:"ino"`
+	Born    string `json:"born,omitempty"`
 	// Policy is the policy digest the key was computed from.
 	Policy string `json:"policy"`
 	// LastUse is when a run last released the store.
 	LastUse time.Time `json:"last_use"`
 	// Size is the store's size in bytes when it was last measured;
-	// SizePartial says the measure ran out of budget, so Size is a floor.
+	// SizePartial says the measure ran out of budget or could not see
+	// everything, so Size is a floor; [Prune] retires such a store.
 	Size        int64 `json:"size"`
 	SizePartial bool  `json:"size_partial,omitempty"`
 }

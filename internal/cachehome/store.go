@@ -50,11 +50,15 @@ func DefaultRoot(xdgCache, home string) (string, error) {
 
 // Project is the project a store belongs to: the working directory's
 // resolved path and its identity, so a directory removed and made again
-// at the same path is a new project. The zero value is no project; its
-// key is of no working directory.
+// at the same path is a new project, even where the file system hands it
+// the old inode number. [Identify] returns it. The zero value is no
+// project; its key is of no working directory.
 type Project struct {
 	Path     string
 	Dev, Ino uint64
+	// Born is the directory's birth as the file system keeps it (birth
+	// time, inode generation); empty means unknown.
+	Born string
 }
 
 // ErrBusy is returned by [Open] when another run holds the key's stores.
@@ -73,14 +77,19 @@ type Lease struct {
 // Open takes the stores of project and policy (a [Digest]'s Sum) for one
 // run: it locks the key, so no other run and no prune uses the stores
 // while this one does, records the key (never in the stores), and makes
-// the store directories (0700). Another run holding the key is
-// [ErrBusy].
+// the store directories (0700). It records l.Root among the roots
+// [Roots] lists first. Another run holding the key is [ErrBusy].
 func Open(l Layout, project Project, policy string) (*Lease, error) {
 	if !filepath.IsAbs(l.Root) || !filepath.IsAbs(l.Records) {
 		return nil, errors.New("cache homes: no place for the stores")
 	}
 	if err := privateDirAll(l.Records); err != nil {
 		return nil, fmt.Errorf("cache homes: records %q: %w", l.Records, err)
+	}
+	// Recorded before the root is made: whatever a run leaves there,
+	// every later sandbox's view hides it (Roots).
+	if err := recordRoot(l.Records, l.Root); err != nil {
+		return nil, fmt.Errorf("cache homes: roots record: %w", err)
 	}
 	if err := privateDirAll(l.Root); err != nil {
 		return nil, fmt.Errorf("cache homes: %q: %w", l.Root, err)
@@ -98,8 +107,8 @@ func Open(l Layout, project Project, policy string) (*Lease, error) {
 		return nil, ErrBusy
 	}
 	rec, err := readRecord(l.Records, key)
-	if err != nil || rec.WorkDir != project.Path || rec.Dev != project.Dev || rec.Ino != project.Ino || rec.Policy != policy {
-		rec = Record{Key: key, WorkDir: project.Path, Dev: project.Dev, Ino: project.Ino, Policy: policy}
+	if err != nil || rec.WorkDir != project.Path || rec.Dev != project.Dev || rec.Ino != project.Ino || rec.Born != project.Born || rec.Policy != policy {
+		rec = Record{Key: key, WorkDir: project.Path, Dev: project.Dev, Ino: project.Ino, Born: project.Born, Policy: policy}
 	}
 	rec.LastUse = time.Now().UTC()
 	if err := writeRecord(l.Records, rec); err != nil { // before the store exists: a prune never takes it for an orphan
@@ -129,7 +138,7 @@ func Open(l Layout, project Project, policy string) (*Lease, error) {
 func Key(secret []byte, project Project, policy string) string {
 	m := hmac.New(sha256.New, secret)
 	var n [8]byte
-	for _, s := range []string{"moat cache home v1", project.Path, policy} {
+	for _, s := range []string{"moat cache home v2", project.Path, project.Born, policy} {
 		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
 		m.Write(n[:])
 		m.Write([]byte(s))
@@ -164,15 +173,17 @@ func (l *Lease) Link(home string) error {
 }
 
 // Close records the stores' size and this use, and releases the key. The
-// measure walks the stores as hostile input, within budget entries (zero
-// means [DefaultBounds].Budget). Later calls do nothing.
+// measure walks the stores as hostile input, at any depth, within budget
+// entries (zero means [MeasureBudget]); a store it could not measure in
+// full is recorded partial, which [Prune] retires. Later calls do
+// nothing.
 func (l *Lease) Close(budget int) error {
 	if l == nil || l.lock == nil {
 		return nil
 	}
 	defer func() { l.lock.release(); l.lock = nil }()
 	if budget <= 0 {
-		budget = DefaultBounds.Budget
+		budget = MeasureBudget
 	}
 	size, complete := hostiletree.Measure(filepath.Join(l.layout.Root, l.rec.Key), budget)
 	l.rec.Size, l.rec.SizePartial = size, !complete

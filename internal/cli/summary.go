@@ -54,10 +54,29 @@ func finish(sb *moat.Sandbox, w io.Writer, quiet bool, rep *reportJSON, runErr e
 // printRefusals writes one "moat: " line per refusal, at most
 // maxSummaryLines in all, and returns the refusals it printed, as
 // Refusal.String gives them.
+//
+// The lines that count refusals not listed one by one (their subject
+// starts "more ": "more names", "more sockets") are always printed, after
+// the first ones: a sandbox that fills the summary with harmless refusals
+// cannot hide that others went unlisted.
 func printRefusals(w io.Writer, rs []moat.Refusal) (printed []string) {
 	shown := rs
+	hidden := 0
 	if len(rs) > maxSummaryLines {
-		shown = rs[:maxSummaryLines-1]
+		var first, counts []moat.Refusal
+		for _, r := range rs {
+			if strings.HasPrefix(r.Subject, "more ") {
+				counts = append(counts, r)
+			} else {
+				first = append(first, r)
+			}
+		}
+		room := max(maxSummaryLines-1-len(counts), 0)
+		if room < len(first) {
+			hidden = len(first) - room
+			first = first[:room]
+		}
+		shown = append(first, counts...)
 	}
 	var b strings.Builder
 	if len(shown) > 0 && isTerminal(w) {
@@ -70,8 +89,8 @@ func printRefusals(w io.Writer, rs []moat.Refusal) (printed []string) {
 		printed = append(printed, r.String())
 		b.WriteString("moat: " + printable(r.String()) + "\n")
 	}
-	if n := len(rs) - len(shown); n > 0 {
-		fmt.Fprintf(&b, "moat: ... and %d more\n", n)
+	if hidden > 0 {
+		fmt.Fprintf(&b, "moat: ... and %d more\n", hidden)
 	}
 	_, _ = io.WriteString(w, b.String())
 	return printed

@@ -34,6 +34,8 @@ func TestPrintRefusals(t *testing.T) {
 		{name: "exactly the bound", refusals: many(maxSummaryLines), wantLines: maxSummaryLines,
 			wantLast: "moat: dns: n9.example: the sandbox has no network (--network allow-list --allow-domain n9.example)"},
 		{name: "over the bound", refusals: many(25), wantLines: maxSummaryLines, wantLast: "moat: ... and 16 more"},
+		{name: "a count of unrecorded refusals past the bound", refusals: append(many(25), moat.Refusal{Kind: "socket", Subject: "more sockets", Detail: "96 more refused, not recorded"}),
+			wantLines: maxSummaryLines, wantLast: "moat: ... and 17 more"},
 		{name: "a limit", refusals: []moat.Refusal{{Kind: "limit", Subject: "timeout", Detail: "killed after 1s", Allow: "--timeout"}},
 			wantLines: 1, wantLast: "moat: limit: timeout: killed after 1s (--timeout)", wantLimit: true},
 		{name: "terminal controls", refusals: []moat.Refusal{{Kind: "git-control", Subject: "/w/\x1b]0;pwned\a\u202e.git/config", Detail: "restored"}},
@@ -61,6 +63,11 @@ func TestPrintRefusals(t *testing.T) {
 			}
 			if len(lines) > 0 && lines[len(lines)-1] != tt.wantLast {
 				t.Errorf("last line\n %q, want\n %q", lines[len(lines)-1], tt.wantLast)
+			}
+			for _, r := range tt.refusals {
+				if strings.HasPrefix(r.Subject, "more ") && !strings.Contains(out, "moat: "+r.String()+"\n") {
+					t.Errorf("the count %q is not printed:\n%s", r.String(), out)
+				}
 			}
 			for _, l := range lines {
 				if !strings.HasPrefix(l, "moat: ") {

@@ -4,14 +4,15 @@ package hostiletree
 
 import (
 	"errors"
+	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
 )
 
-// maxDepth bounds how deep a walk descends, and so how many directories
-// it holds open: a removal moves a deeper directory up into the trash, to
-// be removed from there; a measure stops counting below it.
+// maxDepth bounds how deep a removal descends, and so how many
+// directories it holds open: it moves a deeper directory up into the
+// trash, to be removed from there. A measure holds one open at any depth.
 const maxDepth = 32
 
 // batch is how many names a walk reads from a directory at a time.
@@ -37,52 +38,113 @@ func openDirAt(dfd int, name string) (*os.File, error) {
 
 // Measure returns the disk use of the tree at dir, counting links and
 // special files as themselves, and whether it saw everything within budget
-// entries. A tree it cannot open measures 0, incomplete.
+// entries. A tree it cannot open measures 0, incomplete; so does a part
+// it cannot open or that changed under it.
+//
+// No depth fools it: it reads each directory whole before it goes into
+// any of its subdirectories, and holds only the directory it is in open,
+// going back up through ".." and checking that it arrived where it came
+// from. The names waiting to be visited are bounded by the budget.
 func Measure(dir string, budget int) (int64, bool) {
-	f, err := openDirAt(unix.AT_FDCWD, dir)
+	cur, err := openDirAt(unix.AT_FDCWD, dir)
 	if err != nil {
 		return 0, false
 	}
-	defer f.Close()
+	defer func() { cur.Close() }()
 	var size int64
-	complete := measureDir(f, 0, &budget, &size)
+	top, ok := readLevel(cur, &budget, &size)
+	if !ok {
+		return size, false
+	}
+	complete := top.complete
+	stack := []level{top}
+	for len(stack) > 0 {
+		l := &stack[len(stack)-1]
+		if len(l.subdirs) == 0 {
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				break
+			}
+			up, err := openDirAt(int(cur.Fd()), "..")
+			if err != nil {
+				return size, false
+			}
+			var st unix.Stat_t
+			if unix.Fstat(int(up.Fd()), &st) != nil || uint64(st.Dev) != stack[len(stack)-1].dev || st.Ino != stack[len(stack)-1].ino {
+				up.Close()
+				return size, false // moved meanwhile: not where it came from
+			}
+			cur.Close()
+			cur = up
+			continue
+		}
+		name := l.subdirs[len(l.subdirs)-1]
+		l.subdirs = l.subdirs[:len(l.subdirs)-1]
+		sub, err := openDirAt(int(cur.Fd()), name)
+		if err != nil {
+			complete = false
+			continue
+		}
+		next, ok := readLevel(sub, &budget, &size)
+		if !ok {
+			sub.Close()
+			return size, false
+		}
+		complete = complete && next.complete
+		cur.Close()
+		cur = sub
+		stack = append(stack, next)
+	}
 	return size, complete
 }
 
-func measureDir(f *os.File, depth int, budget *int, size *int64) bool {
-	complete := true
+// level is a directory Measure has read: its identity, to check the way
+// back up, and the subdirectories still to visit.
+type level struct {
+	dev, ino uint64
+	subdirs  []string
+	complete bool
+}
+
+// readLevel reads the open directory f whole, adding each entry's disk
+// use to *size; ok is false when the budget ran out.
+func readLevel(f *os.File, budget *int, size *int64) (l level, ok bool) {
 	dfd := int(f.Fd())
+	var st unix.Stat_t
+	if unix.Fstat(dfd, &st) != nil {
+		return l, true
+	}
+	l.dev, l.ino, l.complete = uint64(st.Dev), st.Ino, true
+	if st.Mode&0o700 != 0o700 {
+		// No search (0600) hides its entries' sizes; make it the
+		// owner's, through its own descriptor.
+		_ = unix.Fchmod(dfd, 0o700)
+	}
 	for {
-		names, _ := f.Readdirnames(batch)
-		if len(names) == 0 { // done, or unreadable
-			return complete
+		names, err := f.Readdirnames(batch)
+		if len(names) == 0 {
+			if err != nil && err != io.EOF {
+				l.complete = false // unreadable
+			}
+			return l, true
 		}
 		for _, n := range names {
 			if *budget <= 0 {
-				return false
+				return l, false
 			}
 			*budget--
-			var st unix.Stat_t
-			if unix.Fstatat(dfd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			switch err := unix.Fstatat(dfd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err {
+			case nil:
+			case unix.ENOENT:
+				continue // removed meanwhile
+			default:
+				l.complete = false
 				continue
 			}
 			*size += int64(st.Blocks) * 512
-			if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-				continue
+			if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+				l.subdirs = append(l.subdirs, n)
 			}
-			if depth+1 >= maxDepth {
-				complete = false
-				continue
-			}
-			sub, err := openDirAt(dfd, n)
-			if err != nil {
-				complete = false
-				continue
-			}
-			if !measureDir(sub, depth+1, budget, size) {
-				complete = false
-			}
-			sub.Close()
 		}
 	}
 }

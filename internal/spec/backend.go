@@ -55,6 +55,10 @@ type SandboxRefusal struct {
 	Subject string
 	// Detail, when not empty, says why.
 	Detail string
+	// Dropped, when not zero, makes this a count instead: that many more
+	// refusals of Kind were made than the supervisor's bounded record
+	// kept; Subject and Detail are then empty.
+	Dropped int
 }
 
 // Process is one started command.

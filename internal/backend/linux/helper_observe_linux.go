@@ -47,7 +47,7 @@ func (g *sockGuard) observe(listener int, n *seccompNotif) bool {
 		return true
 	case unix.SYS_SOCKET, unix.SYS_SOCKETPAIR:
 		subject, detail := describeSocket(uintptr(n.Nr) == unix.SYS_SOCKETPAIR, int32(n.Args[0]), int32(n.Args[1]), int32(n.Args[2]), g.inetTCP)
-		g.refuse(refusedCall{Kind: refusedSocket, Subject: subject, Detail: detail})
+		g.refuseClass(refusedCall{Kind: refusedSocket, Subject: subject, Detail: detail}, socketClass(int32(n.Args[0]), int32(n.Args[1])))
 		answer(listener, n.ID, 0, unix.EPERM, 0)
 		return true
 	}

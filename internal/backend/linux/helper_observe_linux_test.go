@@ -67,10 +67,24 @@ func TestRefusalRecordBounded(t *testing.T) {
 					}
 				}
 				got := g.drain()
-				if round > 0 && len(got) != 0 {
-					t.Fatalf("round %d: %d more refusals after the bounds were reached", round, len(got))
+				var kept []refusedCall
+				dropped := map[string]int{}
+				for _, r := range got {
+					if r.Dropped > 0 {
+						dropped[r.Kind] += r.Dropped
+					} else {
+						kept = append(kept, r)
+					}
 				}
-				all = append(all, got...)
+				if round > 0 && len(kept) != 0 {
+					t.Fatalf("round %d: %d more refusals after the bounds were reached", round, len(kept))
+				}
+				for _, kind := range []string{refusedUnixSocket, refusedExec, refusedSocket} {
+					if dropped[kind] == 0 {
+						t.Fatalf("round %d: %s: the refusals past the bounds were not counted", round, kind)
+					}
+				}
+				all = append(all, kept...)
 				b, err := json.Marshal(&reply{Refused: got})
 				if err != nil {
 					t.Fatal(err)
@@ -98,6 +112,53 @@ func TestRefusalRecordBounded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRefusalRecordKeepsNetworkClasses attacks the bound: 64 harmless
+// refusals spend the record, then a UDP socket is refused. The first of
+// each network class is kept all the same, the second is counted, and so
+// is the harmless 65th; the control is a refusal of no class, counted
+// and not kept.
+func TestRefusalRecordKeepsNetworkClasses(t *testing.T) {
+	g := &sockGuard{notify: -1}
+	for i := 0; i < maxRefusals; i++ {
+		g.refuse(refusedCall{Kind: refusedSocket, Subject: fmt.Sprintf("socket (family %d)", 100+i)})
+	}
+	if got := g.drain(); len(got) != maxRefusals {
+		t.Fatalf("%d refusals kept, want %d", len(got), maxRefusals)
+	}
+	udp, udpDetail := describeSocket(false, unix.AF_INET, unix.SOCK_DGRAM, 0, true)
+	udp6, _ := describeSocket(false, unix.AF_INET6, unix.SOCK_DGRAM, 17, true)
+	cases := []struct {
+		name  string
+		r     refusedCall
+		class string
+		kept  bool
+	}{
+		{"udp past the record", refusedCall{Kind: refusedSocket, Subject: udp, Detail: udpDetail}, socketClass(unix.AF_INET, unix.SOCK_DGRAM), true},
+		{"udp6 with a protocol", refusedCall{Kind: refusedSocket, Subject: udp6}, socketClass(unix.AF_INET6, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC), true},
+		{"udp again, another protocol: same class", refusedCall{Kind: refusedSocket, Subject: udp + "x"}, socketClass(unix.AF_INET, unix.SOCK_DGRAM), false},
+		{"control: no class", refusedCall{Kind: refusedSocket, Subject: "socket (family 200)"}, socketClass(200, unix.SOCK_DGRAM), false},
+		{"control: an exec past nothing", refusedCall{Kind: refusedExec, Subject: "/w/app"}, "", true},
+	}
+	dropped := 0
+	for _, c := range cases {
+		g.refuseClass(c.r, c.class)
+		got := g.drain()
+		kept := len(got) > 0 && got[0].Dropped == 0 && got[0] == c.r
+		if kept != c.kept {
+			t.Errorf("%s: kept = %v, want %v (%v)", c.name, kept, c.kept, got)
+		}
+		if !c.kept {
+			dropped++
+			if len(got) != 1 || got[0].Dropped != 1 || got[0].Kind != c.r.Kind {
+				t.Errorf("%s: want one count of 1 dropped, got %v", c.name, got)
+			}
+		}
+	}
+	if dropped != 2 {
+		t.Fatalf("%d dropped", dropped)
 	}
 }
 

@@ -67,6 +67,7 @@ type sockGuard struct {
 	refused []refusedCall
 	seen    map[refusedCall]bool
 	kinds   map[string]*refusalKind
+	classes map[string]bool // the classes kept past the bounds (helper_refusals_linux.go)
 	// notify, when not -1, is the zygote's channel to the init, told of
 	// each new refusal so that moat asks for them only when there are
 	// some (initRefused).

@@ -135,7 +135,7 @@ func (e *Engine) Refusals() []spec.SandboxRefusal {
 	}
 	out := make([]spec.SandboxRefusal, 0, len(r.Refused))
 	for _, c := range r.Refused {
-		out = append(out, spec.SandboxRefusal{Kind: c.Kind, Subject: c.Subject, Detail: c.Detail})
+		out = append(out, spec.SandboxRefusal{Kind: c.Kind, Subject: c.Subject, Detail: c.Detail, Dropped: c.Dropped})
 	}
 	return out
 }
