@@ -156,6 +156,11 @@ func applyFilesystem(cfg *moat.Config, cwd, home string, deny, writable []string
 		}
 		reqs = append(reqs, moat.PathRequest{Path: plan.Cwd, Access: a})
 	}
+	// A pattern never opens a protected path (filesystem_protected.go).
+	protected := protectedPaths(home)
+	literal := literalTargets(plan.Cwd, home, append(append([]string(nil), writable...), deny...))
+	plan.Writable = withoutProtected(plan.Writable, protected, literal)
+	plan.Readable = withoutProtected(plan.Readable, protected, literal)
 	for _, p := range plan.Writable {
 		reqs = append(reqs, moat.PathRequest{Path: p, Access: rw})
 	}
