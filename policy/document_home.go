@@ -261,6 +261,12 @@ func (g *writableGuard) guard(p string, links int) error {
 			return g.guard(filepath.Join(append([]string{t}, parts[i+1:]...)...), links+1)
 		}
 		if i == len(parts)-1 && g.exposed(next) {
+			// A read-only mount holds this name only: through another
+			// hard link in a writable place the sandbox would change
+			// the same file. Fail closed.
+			if n, ok := fspattern.LinkCount(fi); ok && n > 1 && fi.Mode().IsRegular() {
+				return fmt.Errorf("has %d hard links, and a writable pattern could change it through another of its names; make it a single file (or a symbolic link) to run with this pattern", n)
+			}
 			g.addReadOnly(next)
 		}
 		cur = next

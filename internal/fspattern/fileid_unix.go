@@ -19,3 +19,10 @@ func linkInfo(fi os.FileInfo) (fileKey, uint64, bool) {
 	}
 	return fileKey{dev: uint64(st.Dev), ino: uint64(st.Ino)}, uint64(st.Nlink), true
 }
+
+// LinkCount returns how many hard links the file fi describes has; ok is
+// false where the platform does not say.
+func LinkCount(fi os.FileInfo) (n uint64, ok bool) {
+	_, n, ok = linkInfo(fi)
+	return n, ok
+}
