@@ -68,8 +68,14 @@ func TestPEMLinearControl(t *testing.T) {
 		}
 		return best
 	}
-	oldSmall, oldBig := measure(oldFindPEM, 64<<10), measure(oldFindPEM, 256<<10)
-	if ratio := float64(oldBig) / float64(oldSmall); ratio < 8 {
+	// Other work on the machine (test.sh runs suites side by side) can
+	// slow one measure: the control gets three tries.
+	var ratio float64
+	for try := 0; try < 3 && ratio < 8; try++ {
+		oldSmall, oldBig := measure(oldFindPEM, 64<<10), measure(oldFindPEM, 256<<10)
+		ratio = float64(oldBig) / float64(oldSmall)
+	}
+	if ratio < 8 {
 		t.Errorf("old scan: 4x the input cost %.1fx the time, want about 16x (is the control still quadratic?)", ratio)
 	}
 	newSmall, newBig := measure(findPEM, 256<<10), measure(findPEM, 1<<20)
