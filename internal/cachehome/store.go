@@ -194,21 +194,31 @@ func (l *Lease) Close(budget int) error {
 	return nil
 }
 
+// ownDir checks, without following a link, that dir is a directory of
+// this user's, and returns what Lstat said of it.
+func ownDir(dir string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, errors.New("not a directory")
+	}
+	if !ownedByMe(fi) {
+		return nil, errors.New("belongs to another user")
+	}
+	return fi, nil
+}
+
 // hostDir makes dir (0700) if missing, checks it is a directory of this
 // user's, not a link, and makes its mode 0700 again.
 func hostDir(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	fi, err := os.Lstat(dir)
+	fi, err := ownDir(dir)
 	if err != nil {
 		return err
-	}
-	if !fi.IsDir() {
-		return errors.New("not a directory")
-	}
-	if !ownedByMe(fi) {
-		return errors.New("belongs to another user")
 	}
 	if fi.Mode().Perm() != 0o700 {
 		// A run may chmod its own store (Landlock does not govern
@@ -225,15 +235,9 @@ func privateDirAll(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	fi, err := os.Lstat(dir)
+	fi, err := ownDir(dir)
 	if err != nil {
 		return err
-	}
-	if !fi.IsDir() {
-		return errors.New("not a directory")
-	}
-	if !ownedByMe(fi) {
-		return errors.New("belongs to another user")
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
 		return errors.New("writable by others")

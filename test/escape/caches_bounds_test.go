@@ -128,16 +128,7 @@ func TestKeptCachesRemadeWorkdirStartsEmpty(t *testing.T) {
 // directory is read.
 func TestKeptCachesOtherCacheHomeHidden(t *testing.T) {
 	t.Parallel()
-	// Outside /tmp, which is private to a sandbox.
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := os.MkdirTemp(home, "cachetest-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
+	d := cacheScratch(t)
 	env, root, work := cacheSetupIn(t, d)
 	mustRun(t, env, "run", "--workdir", work, "--", "sh", "-c", "echo secret-cache > ~/.cache/go-build/m")
 	keys := stores(t, root)

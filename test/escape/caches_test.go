@@ -202,17 +202,7 @@ func TestKeptCachesNeedNamedWorkdir(t *testing.T) {
 // stores is.
 func TestKeptCachesOtherStoresHidden(t *testing.T) {
 	t.Parallel()
-	// Outside /tmp, which is private to a sandbox: the control must show
-	// that a permissive run reaches the stores' neighbourhood.
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := os.MkdirTemp(home, "cachetest-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
+	d := cacheScratch(t)
 	env, root, work := cacheSetupIn(t, d)
 	mustRun(t, env, "run", "--workdir", work, "--", "sh", "-c", "echo mine > ~/.cache/go-build/m")
 	victims := stores(t, root)
@@ -387,4 +377,21 @@ func TestKeptCachesPrunedAtClose(t *testing.T) {
 	if _, err := os.Lstat(rec); err == nil {
 		t.Fatal("the over-age store's record survived")
 	}
+}
+
+// cacheScratch makes a directory in the test user's home, removed at the
+// end: outside /tmp, which is private to a sandbox, so that a permissive
+// run's control can show it reaches the stores' neighbourhood.
+func cacheScratch(t *testing.T) string {
+	t.Helper()
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.MkdirTemp(home, "cachetest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
 }
