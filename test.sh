@@ -157,7 +157,13 @@ if [ "$(id -u)" = 0 ]; then
 	echo data >"$root_temp/f"
 	chmod 644 "$root_temp/f"
 	cleanups+=('rm -rf "$root_temp"')
-	(set +e; cd "$suite_dir" && s=$SECONDS && as_user MOAT_ESCAPE_ROOT_TEMP="$root_temp" ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
+	# A file system of the battery's own for the tests that measure a disk
+	# limit to within a few blocks: the disk watch reads free space, and
+	# the suites running beside it free whole trees.
+	quiet_fs=$(mktemp -d /var/tmp/moat-quietfs.XXXXXX)
+	mount -t tmpfs -o size=512m,mode=0700,uid="$(id -u "$TEST_USER")",gid="$(id -g "$TEST_USER")" moat-quietfs "$quiet_fs"
+	cleanups+=('umount "$quiet_fs"; rmdir "$quiet_fs"')
+	(set +e; cd "$suite_dir" && s=$SECONDS && as_user MOAT_ESCAPE_ROOT_TEMP="$root_temp" MOAT_ESCAPE_QUIET_FS="$quiet_fs" ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
 	suite_pids+=("$!")
 	(set +e; cd "$suite_dir" && s=$SECONDS &&
 		as_user XDG_STATE_HOME="$suite_dir/wl-state" XDG_CACHE_HOME="$suite_dir/wl-cache" MOAT_WORKLOADS_TOOL="$tool_dir/bin/moat-test-tool" \

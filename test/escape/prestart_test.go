@@ -224,8 +224,9 @@ func TestRefusalPathHidden(t *testing.T) {
 // SIGXFSZ inside a pipe whose shell goes on to exit 0, and Python, which
 // ignores SIGXFSZ and exits 1 on "File too large". Control: a run that
 // stays under the limit prints no disk line. The disk watch measures free
-// space, which other writers on a shared machine move: each attack is
-// tried up to three times.
+// space, which other writers on a shared machine move: the runs use a
+// file system of their own where test.sh made one (quietFS), and each
+// attack is tried up to three times.
 func TestRefusalDiskSpent(t *testing.T) {
 	need(t, "python3")
 	const limit = "8M"
@@ -245,7 +246,8 @@ func TestRefusalDiskSpent(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			var last result
 			for try := 0; try < 3; try++ {
-				last = moatCLI(t, t.TempDir(), nil, "run", "--disk", limit, "--", "sh", "-c", a.script)
+				work, env := quietFS(t)
+				last = moatCLI(t, work, env, "run", "--disk", limit, "--", "sh", "-c", a.script)
 				if diskLine(last.Stderr) {
 					return
 				}
@@ -256,7 +258,8 @@ func TestRefusalDiskSpent(t *testing.T) {
 	// The library's Refusals lists it too.
 	t.Run("Refusals", func(t *testing.T) {
 		for try := 0; try < 3; try++ {
-			sb := newSandbox(t, moat.Config{Limits: moat.Limits{DiskBytes: 8 << 20}})
+			work, _ := quietFS(t)
+			sb := newSandbox(t, moat.Config{WorkDir: work, Limits: moat.Limits{DiskBytes: 8 << 20}})
 			_ = sh(t, sb, attacks[0].script)
 			for _, r := range sb.Refusals() {
 				if r.Kind == "limit" && r.Subject == "disk" && strings.Contains(r.Allow, "--disk SIZE") {
@@ -268,7 +271,8 @@ func TestRefusalDiskSpent(t *testing.T) {
 	})
 	// Control: 1 MiB under an 8 MiB limit prints no disk line, and the
 	// pipe's head is not killed.
-	c := moatCLI(t, t.TempDir(), nil, "run", "--disk", limit, "--", "sh", "-c", "yes | head -c 1M > f; echo status=$?")
+	work, env := quietFS(t)
+	c := moatCLI(t, work, env, "run", "--disk", limit, "--", "sh", "-c", "yes | head -c 1M > f; echo status=$?")
 	if !strings.Contains(c.Stdout, "status=0") || len(moatLines(c.Stderr)) != 0 {
 		t.Fatalf("control: a run under the disk limit failed or printed a moat: line: %s", c)
 	}
