@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/moat-sandbox/moat/internal/paths"
-	"github.com/moat-sandbox/moat/internal/workspace"
+	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
 // Build mode ([Config.Build]) is the one switch that lets a sandbox run what
@@ -39,11 +39,11 @@ func (s *Sandbox) buildScratch() string {
 	if !s.cfg.Build || s.stateDir == "" {
 		return ""
 	}
-	return workspace.Sub(s.stateDir, workspace.BuildName)
+	return statedir.Sub(s.stateDir, statedir.BuildName)
 }
 
 // prepareBuild creates build mode's scratch directory in the sandbox's
-// state directory (internal/workspace), which Close removes, and returns it; "" when
+// state directory (internal/statedir), which Close removes, and returns it; "" when
 // build mode is off.
 func (s *Sandbox) prepareBuild() (string, error) {
 	if !s.cfg.Build {

@@ -21,7 +21,7 @@ import (
 	"github.com/moat-sandbox/moat/internal/paths"
 	quarantinedir "github.com/moat-sandbox/moat/internal/quarantine"
 	"github.com/moat-sandbox/moat/internal/spec"
-	"github.com/moat-sandbox/moat/internal/workspace"
+	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
 // The run journal and the quarantine.
@@ -112,7 +112,7 @@ func isTopControlName(name string) bool {
 var stateRootOverride string
 
 // moatStateRoot is the user's moat state directory: the first usable of
-// workspace.StateRootCandidates ($XDG_STATE_HOME/moat,
+// statedir.StateRootCandidates ($XDG_STATE_HOME/moat,
 // ~/.local/state/moat for $HOME and then for the passwd entry's home,
 // /run/user/UID/moat-state, /var/tmp/moat-state-UID), made 0700, and
 // used only when it is a directory of this user's that nobody else may
@@ -140,11 +140,11 @@ var stateRootCache struct {
 }
 
 func findStateRoot() (string, error) {
-	var cands []workspace.StateRootCandidate
+	var cands []statedir.StateRootCandidate
 	if stateRootOverride != "" {
-		cands = []workspace.StateRootCandidate{{Path: stateRootOverride}}
+		cands = []statedir.StateRootCandidate{{Path: stateRootOverride}}
 	} else {
-		cands = workspace.StateRootCandidates(os.Getenv("XDG_STATE_HOME"), os.Getenv("HOME"), passwdHome, os.Geteuid())
+		cands = statedir.StateRootCandidates(os.Getenv("XDG_STATE_HOME"), os.Getenv("HOME"), passwdHome, os.Geteuid())
 	}
 	var tried []string
 	for _, c := range cands {
@@ -159,9 +159,9 @@ func findStateRoot() (string, error) {
 
 // useStateRoot makes candidate c and returns its resolved path when it is
 // a private directory of this user's.
-func useStateRoot(c workspace.StateRootCandidate) (string, error) {
+func useStateRoot(c statedir.StateRootCandidate) (string, error) {
 	if c.Shared {
-		if err := workspace.MakeSharedStateRoot(c.Path, os.Geteuid()); err != nil {
+		if err := statedir.MakeSharedStateRoot(c.Path, os.Geteuid()); err != nil {
 			return "", err
 		}
 		return c.Path, nil

@@ -9,7 +9,7 @@ import (
 	"github.com/moat-sandbox/moat/internal/hostview"
 
 	"github.com/moat-sandbox/moat/internal/paths"
-	"github.com/moat-sandbox/moat/internal/workspace"
+	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
 // CheckHome reports why dir cannot be a sandbox's kept home
@@ -43,7 +43,7 @@ func resolveHome(dir string) (string, error) {
 	if !fi.IsDir() {
 		return "", refuse("not a directory; --home (Config.Home) must be an existing directory")
 	}
-	if uid, ok := workspace.FileOwner(fi); ok && uid != os.Getuid() {
+	if uid, ok := statedir.FileOwner(fi); ok && uid != os.Getuid() {
 		return "", refuse("belongs to another user; --home (Config.Home) must be a directory of your own")
 	}
 	if err := CheckWorkDir(resolved, false); err != nil {

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/moat-sandbox/moat/internal/workspace"
+	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
 // ipcBases are the directories an IPC directory may be made in, best
@@ -40,7 +40,7 @@ func ipcBases() []string {
 		if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
 			return
 		}
-		if owner, ok := workspace.FileOwner(fi); !ok || owner != uid {
+		if owner, ok := statedir.FileOwner(fi); !ok || owner != uid {
 			return
 		}
 		out = append(out, r)
@@ -88,7 +88,7 @@ func sweepIPCOnce(base string) {
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		if owner, ok := workspace.FileOwner(fi); !ok || owner != uid {
+		if owner, ok := statedir.FileOwner(fi); !ok || owner != uid {
 			continue
 		}
 		if staleIPCDir(dir, fi.ModTime()) {

@@ -1,10 +1,10 @@
 package moat
 
 import (
-	"github.com/moat-sandbox/moat/internal/workspace"
+	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
-// prepareWorkDir makes the sandbox's host directories (internal/workspace):
+// prepareWorkDir makes the sandbox's host directories (internal/statedir):
 // its state directory first, so that its owner marker exists before an
 // automatic working directory does (the sweep relies on it), then the
 // automatic working directory, or the supplied one checked. Either way the
@@ -18,20 +18,20 @@ func (s *Sandbox) prepareWorkDir() error {
 	if err != nil {
 		return err
 	}
-	base, err := workspace.Base(s.cfg.WorkDir)
+	base, err := statedir.Base(s.cfg.WorkDir)
 	if err != nil {
 		return errorf("%w", err)
 	}
-	state, err := workspace.NewState(base, s.id, home == "")
+	state, err := statedir.NewState(base, s.id, home == "")
 	if err != nil {
 		return errorf("%w", err)
 	}
 	s.stateDir, s.homeDir = state, home
 	if s.cfg.WorkDir == "" {
-		s.workDir, err = workspace.NewWorkDir(state, s.id)
+		s.workDir, err = statedir.NewWorkDir(state, s.id)
 		s.autoDir = err == nil
 	} else {
-		s.workDir, err = workspace.ResolveWorkDir(s.cfg.WorkDir)
+		s.workDir, err = statedir.ResolveWorkDir(s.cfg.WorkDir)
 	}
 	if err != nil {
 		s.removeWorkDir()
@@ -52,14 +52,14 @@ func (s *Sandbox) removeWorkDir() error {
 	cacheErr := s.releaseCaches() // caches.go
 	var workErr error
 	if s.autoDir && s.workDir != "" {
-		if err := workspace.RemoveAll(s.workDir); err != nil {
+		if err := statedir.RemoveAll(s.workDir); err != nil {
 			workErr = errorf("workdir %q: %w", s.workDir, err)
 		}
 	}
 	if workErr != nil {
 		return workErr // the state directory stays, so the sweep finds both
 	}
-	if err := workspace.RemoveState(s.stateDir); err != nil {
+	if err := statedir.RemoveState(s.stateDir); err != nil {
 		return errorf("%w", err)
 	}
 	s.stateDir = ""
@@ -84,10 +84,10 @@ func (s *Sandbox) privateRoots() []string {
 
 // privateTmp is the host directory that is the sandbox's /tmp (and TMPDIR);
 // "" before the state directory exists.
-func (s *Sandbox) privateTmp() string { return workspace.Sub(s.stateDir, workspace.TmpName) }
+func (s *Sandbox) privateTmp() string { return statedir.Sub(s.stateDir, statedir.TmpName) }
 
 // privateVarTmp is the host directory that is the sandbox's /var/tmp.
-func (s *Sandbox) privateVarTmp() string { return workspace.Sub(s.stateDir, workspace.VarTmpName) }
+func (s *Sandbox) privateVarTmp() string { return statedir.Sub(s.stateDir, statedir.VarTmpName) }
 
 // privateHome is the sandbox's HOME, at the same path inside as on the
 // host: the supplied Config.Home, or a fresh one in the state directory.
@@ -95,5 +95,5 @@ func (s *Sandbox) privateHome() string {
 	if s.homeDir != "" {
 		return s.homeDir
 	}
-	return workspace.Sub(s.stateDir, workspace.HomeName)
+	return statedir.Sub(s.stateDir, statedir.HomeName)
 }

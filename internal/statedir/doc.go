@@ -3,4 +3,4 @@
 // marker), its automatic working directory, and the sweep that removes
 // those a crashed process left behind. Errors name their subject without
 // the "moat:" prefix, which package moat adds.
-package workspace
+package statedir

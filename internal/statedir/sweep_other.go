@@ -1,6 +1,6 @@
 //go:build !linux
 
-package workspace
+package statedir
 
 import "errors"
 

@@ -1,4 +1,4 @@
-package workspace
+package statedir
 
 import (
 	"crypto/rand"
