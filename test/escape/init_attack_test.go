@@ -10,11 +10,11 @@ import (
 	"github.com/moat-sandbox/moat"
 )
 
-// TestAtkInitKillsForkingLeftovers: the raw init (helper_init_linux.go)
+// TestInitKillsForkingLeftovers: the raw init (helper_init_linux.go)
 // kills every leftover process once no command runs. A leftover that
 // forks as fast as it can races that kill; none may survive into the
 // next command. Control: while the command runs, its daemon is seen.
-func TestAtkInitKillsForkingLeftovers(t *testing.T) {
+func TestInitKillsForkingLeftovers(t *testing.T) {
 	sb := newSandbox(t, moat.Config{Isolation: moat.IsolationDefault})
 	r := sh(t, sb, `setsid sh -c 'while :; do (sleep 30 &) ; done' >/dev/null 2>&1 &
 sleep 0.5; ps -eo comm | grep -c sleep`)

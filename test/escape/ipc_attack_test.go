@@ -39,14 +39,14 @@ func wordsRouter(t *testing.T) *ipc.Router {
 	return r
 }
 
-// TestAtkIPCArgvIsLinear: a command line of N words must cost the host
+// TestIPCArgvParseLinear: a command line of N words must cost the host
 // about N, not N². The server's argv parser (ipc/args.go, set for a
 // []string field) unmarshals and re-marshals the whole list for every
 // word: 2,000 words take 0.5 s, 10,000 take 14 s, 20,000 (a 40 KB
 // command line; ARG_MAX allows 2 MB, a raw 16 MiB frame 4 million words)
 // take 72 s of a host core, and Close, which waits for the handler
 // goroutine, hangs with it. Control: 500 words answer at once.
-func TestAtkIPCArgvIsLinear(t *testing.T) {
+func TestIPCArgvParseLinear(t *testing.T) {
 	sb, err := moat.New(moat.Config{IPC: wordsRouter(t), Isolation: moat.IsolationDefault})
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func TestAtkIPCArgvIsLinear(t *testing.T) {
 	}
 }
 
-// TestAtkIPCVenvBinShadowsShim: the shims must come first on the PATH of
+// TestIPCVenvBinCannotShadowShim: the shims must come first on the PATH of
 // every command, so that no program the sandbox writes answers to a
 // shim's name (ipc_test.go's TestIPCShimsCannotBeShadowed checks
 // sb.Command only). PythonCommand with a venv whose bin/ the sandbox may
@@ -94,7 +94,7 @@ func TestAtkIPCArgvIsLinear(t *testing.T) {
 // subprocess.run(["counter"]) of the Python program instead of the host,
 // and the script stays in the venv after the sandbox. Control: the
 // planted script runs by its own path.
-func TestAtkIPCVenvBinShadowsShim(t *testing.T) {
+func TestIPCVenvBinCannotShadowShim(t *testing.T) {
 	need(t, "python3")
 	venvDir := t.TempDir() + "/venv"
 	if r := onHost(t, "python3", "-m", "venv", "--without-pip", venvDir); r.Code != 0 {
@@ -120,7 +120,7 @@ print("named:", subprocess.run(["counter"], capture_output=True, text=True).stdo
 	}
 }
 
-// TestAtkIPCPermissiveBinaryReplaceable: New must refuse an IPC host
+// TestIPCPermissiveHostBinaryNotReplaceable: New must refuse an IPC host
 // binary that lies where the sandbox writes (docs/ipc.md; the
 // shims run it, and the user runs it again outside). writtenPlace
 // (build.go) knows only the working directory, the state and home
@@ -130,7 +130,7 @@ print("named:", subprocess.run(["counter"], capture_output=True, text=True).stdo
 // next time the user starts it, the sandbox's program runs unsandboxed.
 // The test copies itself into the home and runs the copy as the host
 // program; control: the same rename works on a sibling file.
-func TestAtkIPCPermissiveBinaryReplaceable(t *testing.T) {
+func TestIPCPermissiveHostBinaryNotReplaceable(t *testing.T) {
 	if mode := os.Getenv("ATK_IPC_PERM_CHILD"); mode != "" {
 		body := func(t *testing.T) {
 			r, _ := ipcRouter(t)
@@ -163,7 +163,7 @@ func attackPermissiveBinary(t *testing.T, mode string) {
 	dir := homeScratch(t)
 	copyBin := filepath.Join(dir, "agent")
 	copySelf(t, copyBin)
-	c := exec.Command(copyBin, "-test.run=^TestAtkIPCPermissiveBinaryReplaceable$", "-test.count=1", "-test.v")
+	c := exec.Command(copyBin, "-test.run=^TestIPCPermissiveHostBinaryNotReplaceable$", "-test.count=1", "-test.v")
 	c.Env = append(os.Environ(), "ATK_IPC_PERM_CHILD="+mode)
 	out, _ := c.CombinedOutput()
 	t.Logf("child: %s", out)
@@ -191,7 +191,7 @@ func peakRSS(t *testing.T) int64 {
 	return kb
 }
 
-// TestAtkIPCFrameMemoryBounded: the server promises 64 MiB of frames at a
+// TestIPCFrameMemoryBounded: the server promises 64 MiB of frames at a
 // time (ipc/budget.go, docs/ipc.md "Transport"), which is what sandboxed code
 // can make the host allocate, outside the sandbox's memory limit. The
 // budget counts a frame's bytes, but the request is decoded while it is
@@ -201,7 +201,7 @@ func peakRSS(t *testing.T) int64 {
 // from the sandbox (a 64 MiB memory limit) must not raise the host's
 // peak memory by more than 512 MiB. Control: eight 16 MiB frames of one
 // long string, the same bytes through the same budget, stay small.
-func TestAtkIPCFrameMemoryBounded(t *testing.T) {
+func TestIPCFrameMemoryBounded(t *testing.T) {
 	need(t, "python3")
 	r, _ := ipcRouter(t)
 	sb := newSandbox(t, moat.Config{IPC: r, Isolation: moat.IsolationDefault, Limits: moat.Limits{MemoryBytes: 256 << 20}})
@@ -242,7 +242,7 @@ print("SENT", len(body))
 	}
 }
 
-// TestAtkIPCPermissiveShimParentRenamed: at the permissive level the IPC
+// TestIPCPermissiveShimParentNotRenamed: at the permissive level the IPC
 // directory goes in the host's /tmp (ipc_sandbox.go makeIPCDir), read-only
 // there, but with a mount namespace the sandbox's /tmp is its own private
 // one, so the shim directory's mount point hangs under directories the
@@ -251,13 +251,13 @@ print("SENT", len(body))
 // counter, resolved through the first PATH entry, runs its program. The
 // authors' TestIPCShimDirectoryCannotBeMoved tries the default level only.
 // Control: the planted program runs by its own path.
-func TestAtkIPCPermissiveShimParentRenamed(t *testing.T) {
+func TestIPCPermissiveShimParentNotRenamed(t *testing.T) {
 	attackPermissiveShimParent(t)
 }
 
-// TestAtkIPCPermissiveShimParentRenamedWithoutNamespaces: the same
+// TestIPCPermissiveShimParentNotRenamedWithoutNamespaces: the same
 // attack where Landlock alone guards the IPC directory.
-func TestAtkIPCPermissiveShimParentRenamedWithoutNamespaces(t *testing.T) {
+func TestIPCPermissiveShimParentNotRenamedWithoutNamespaces(t *testing.T) {
 	withoutNamespaces(t, attackPermissiveShimParent)
 }
 
@@ -303,7 +303,7 @@ func copySelf(t *testing.T, path string) {
 	}
 }
 
-// TestAtkIPCBinaryParentInPrivateTmpRenamed: a host program started from
+// TestIPCBinaryParentInPrivateTmpNotRenamed: a host program started from
 // a directory of the host's /tmp (go run builds into /tmp/go-build*/…/exe/)
 // is accepted (the host's /tmp is no place the sandbox writes), but with
 // a mount namespace its bind's mount point is made inside the sandbox's
@@ -313,7 +313,7 @@ func copySelf(t *testing.T, path string) {
 // sandbox's program. Without build mode it links the binary's name to
 // any program it may run (/bin/echo here), which gets the caller's
 // arguments. Control: that program runs by its own path.
-func TestAtkIPCBinaryParentInPrivateTmpRenamed(t *testing.T) {
+func TestIPCBinaryParentInPrivateTmpNotRenamed(t *testing.T) {
 	if mode := os.Getenv("ATK_IPC_TMPBIN_CHILD"); mode != "" {
 		r, count := ipcRouter(t)
 		sb := newSandbox(t, moat.Config{IPC: r, Isolation: moat.IsolationDefault, Build: mode == "build"})
@@ -351,7 +351,7 @@ func attackTmpBinary(t *testing.T, mode string) {
 	}
 	bin := filepath.Join(dir, "b001", "exe", "agent")
 	copySelf(t, bin)
-	c := exec.Command(bin, "-test.run=^TestAtkIPCBinaryParentInPrivateTmpRenamed$", "-test.count=1", "-test.v")
+	c := exec.Command(bin, "-test.run=^TestIPCBinaryParentInPrivateTmpNotRenamed$", "-test.count=1", "-test.v")
 	c.Env = append(os.Environ(), "ATK_IPC_TMPBIN_CHILD="+mode)
 	out, _ := c.CombinedOutput()
 	s := string(out)

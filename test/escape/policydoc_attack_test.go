@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// Outside-attacker findings on issue 14 (policy documents, patterns and the
-// filesystem engine), each with a positive control.
+// Attacks on policy documents, their cwd fragments, patterns and the
+// filesystem engine, each with a positive control.
 
-// atkTree makes a parent holding a cwd and an outside directory that no
+// cwdWithOutside makes a parent holding a cwd and an outside directory that no
 // pattern of the policy names.
-func atkTree(t *testing.T) (cwd, outside string) {
+func cwdWithOutside(t *testing.T) (cwd, outside string) {
 	t.Helper()
 	base := docCwd(t)
 	cwd, outside = filepath.Join(base, "proj"), filepath.Join(base, "outside")
@@ -26,17 +26,17 @@ func atkTree(t *testing.T) (cwd, outside string) {
 	return cwd, outside
 }
 
-// TestAtk14FragmentEscapedDotDot: the cwd's content is untrusted, so a
+// TestFragmentEscapedDotDotStaysInCwd: the cwd's content is untrusted, so a
 // .moat-write fragment may not make a path outside the cwd writable. A
 // ".." written with escapes (`\.\.`, `.\.`, `\..`) passes the pattern
 // compiler's ".." check, which looks at the component before unescaping,
 // and the literal ".." then climbs out of the cwd. The control names the
 // outside directory in the policy itself, which may do so.
-func TestAtk14FragmentEscapedDotDot(t *testing.T) {
+func TestFragmentEscapedDotDotStaysInCwd(t *testing.T) {
 	write := `echo W > ../outside/w && echo WROTE`
 	for _, line := range []string{`\.\./outside`, `.\./outside`, `\../outside`, `d/\.\./\.\./outside`} {
 		t.Run(line, func(t *testing.T) {
-			cwd, outside := atkTree(t)
+			cwd, outside := cwdWithOutside(t)
 			if err := os.WriteFile(filepath.Join(cwd, ".moat-write"), []byte(line+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +47,7 @@ func TestAtk14FragmentEscapedDotDot(t *testing.T) {
 		})
 	}
 	t.Run("control", func(t *testing.T) {
-		cwd, outside := atkTree(t)
+		cwd, outside := cwdWithOutside(t)
 		r := runDocument(t, map[string]any{"command": []string{"sh", "-c", write},
 			"filesystem": map[string]any{"writable": []string{outside}}}, cwd)
 		if !strings.Contains(r.Stdout, "WROTE") {
@@ -56,12 +56,12 @@ func TestAtk14FragmentEscapedDotDot(t *testing.T) {
 	})
 }
 
-// TestAtk14DeniedFileHardLink: a denied file that has another name in the
+// TestDeniedFileUnreadableThroughHardLink: a denied file that has another name in the
 // readable cwd is read through that name, silently (the gap is only in the
 // report). The carve gives the other name, an entry beside the denied one,
 // a rule of its own, and Landlock rules hold on inodes. The control reads
 // the denied file with no deny pattern.
-func TestAtk14DeniedFileHardLink(t *testing.T) {
+func TestDeniedFileUnreadableThroughHardLink(t *testing.T) {
 	for _, tt := range []struct {
 		name, deny, target string
 	}{
@@ -94,7 +94,7 @@ func TestAtk14DeniedFileHardLink(t *testing.T) {
 	}
 }
 
-// TestAtk14ControlNamesCreatedDuringRun: with `writable: ["."]` the
+// TestControlNamesCreatedDuringRunRemoved: with `writable: ["."]` the
 // sandbox must not leave .git, .agents, .pi, .moat-* or .heimdall-* in
 // the cwd (Heimdall L11): after a normal exit none of them, nor any
 // quarantined copy, is in the cwd (they are in the state directory's
@@ -108,7 +108,7 @@ func TestAtk14DeniedFileHardLink(t *testing.T) {
 // top would need name-based create blocking, which neither Landlock nor a
 // mount can express, so a host git or moat in that directory while the
 // sandbox runs reads what it planted.
-func TestAtk14ControlNamesCreatedDuringRun(t *testing.T) {
+func TestControlNamesCreatedDuringRunRemoved(t *testing.T) {
 	names := []string{".moat-write", ".moat-deny", ".heimdall-write", ".agents", ".pi", ".git"}
 	script := "echo ok > regular.txt; for f in " + strings.Join(names, " ") + "; do echo '**' > $f; done; sleep 1"
 	cwd := docCwd(t)
@@ -137,14 +137,14 @@ func TestAtk14ControlNamesCreatedDuringRun(t *testing.T) {
 	})
 }
 
-// TestAtk14FragmentNegatesPolicyDeny: the cwd's fragments are trusted
+// TestFragmentCannotNegateOutsideDeny: the cwd's fragments are trusted
 // like the document for the cwd itself (Heimdall's L15: a fragment's
 // `!secret.txt` undoes the document's deny of a cwd path), but a fragment
 // may name no path outside the cwd: `!/outside/secret` would undo the
 // user's deny of a host file, and is refused before anything runs (exit
 // 2). The controls: the same document without the fragment denies the
 // outside file, and the cwd negation of L15 still reads the cwd file.
-func TestAtk14FragmentNegatesPolicyDeny(t *testing.T) {
+func TestFragmentCannotNegateOutsideDeny(t *testing.T) {
 	for _, tt := range []struct {
 		name, fragName string
 		outside        bool // the deny and the negation name the outside file
@@ -158,7 +158,7 @@ func TestAtk14FragmentNegatesPolicyDeny(t *testing.T) {
 		{"control: a cwd negation reads the cwd file (L15)", ".moat-deny", false, true, 0, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cwd, outside := atkTree(t)
+			cwd, outside := cwdWithOutside(t)
 			secret := filepath.Join(cwd, ".env")
 			if tt.outside {
 				secret = filepath.Join(outside, ".env")
@@ -192,12 +192,12 @@ func TestAtk14FragmentNegatesPolicyDeny(t *testing.T) {
 	}
 }
 
-// TestAtk14DenyThroughDirLink: a deny pattern whose way passes through a
+// TestDenyThroughDirLinkHolds: a deny pattern whose way passes through a
 // symbolic link to a directory of the cwd (`conf/secret` with conf ->
 // real) denies nothing, silently: the walk does not enter links, and a
 // link on the way is neither resolved nor an error. The secret is read
 // through both names. The control names the real directory.
-func TestAtk14DenyThroughDirLink(t *testing.T) {
+func TestDenyThroughDirLinkHolds(t *testing.T) {
 	for _, tt := range []struct {
 		name, deny string
 	}{
@@ -228,12 +228,12 @@ func TestAtk14DenyThroughDirLink(t *testing.T) {
 	}
 }
 
-// TestAtk14DeniedLinkReplaced: a denied symbolic link in a writable cwd
+// TestDeniedLinkNotReplaceable: a denied symbolic link in a writable cwd
 // (`deny: ["key"]`, key -> real.key) has its target denied, but the link
 // itself is neither masked nor carved: the sandbox removes it and puts its
 // own link there, so the host's `key` now leads where the sandbox chose.
 // The control denies a regular file, which the sandbox cannot remove.
-func TestAtk14DeniedLinkReplaced(t *testing.T) {
+func TestDeniedLinkNotReplaceable(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		link bool
