@@ -35,26 +35,33 @@ func cwdWithOutside(t *testing.T) (cwd, outside string) {
 func TestFragmentEscapedDotDotStaysInCwd(t *testing.T) {
 	write := `echo W > ../outside/w && echo WROTE`
 	for _, line := range []string{`\.\./outside`, `.\./outside`, `\../outside`, `d/\.\./\.\./outside`} {
-		t.Run(line, func(t *testing.T) {
+		attack(t, line, func(t *testing.T, lifted bool) wroteFile {
 			cwd, outside := cwdWithOutside(t)
-			if err := os.WriteFile(filepath.Join(cwd, ".moat-write"), []byte(line+"\n"), 0o644); err != nil {
+			doc := map[string]any{"command": []string{"sh", "-c", write}}
+			if lifted {
+				doc["filesystem"] = map[string]any{"writable": []string{outside}}
+			} else if err := os.WriteFile(filepath.Join(cwd, ".moat-write"), []byte(line+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r := runDocument(t, map[string]any{"command": []string{"sh", "-c", write}}, cwd)
-			if _, err := os.Stat(filepath.Join(outside, "w")); err == nil || strings.Contains(r.Stdout, "WROTE") {
-				t.Fatalf("fragment line %q made %s writable:\n%v", line, outside, r)
-			}
-		})
+			return probeWrote(runDocument(t, doc, cwd), filepath.Join(outside, "w"), "WROTE")
+		}, wroteFile.blocked)
 	}
-	t.Run("control", func(t *testing.T) {
-		cwd, outside := cwdWithOutside(t)
-		r := runDocument(t, map[string]any{"command": []string{"sh", "-c", write},
-			"filesystem": map[string]any{"writable": []string{outside}}}, cwd)
-		if !strings.Contains(r.Stdout, "WROTE") {
-			t.Fatalf("control: the policy's own absolute writable path should be writable:\n%v", r)
-		}
-	})
 }
+
+// wroteFile is a probe's result and whether it wrote its file.
+type wroteFile struct {
+	result
+	wrote bool // the file exists, or the probe printed its mark
+}
+
+// probeWrote reads r's outcome: whether path exists or r printed mark.
+func probeWrote(r result, path, mark string) wroteFile {
+	_, err := os.Lstat(path)
+	return wroteFile{r, err == nil || strings.Contains(r.Stdout, mark)}
+}
+
+// blocked says the probe wrote nothing.
+func (w wroteFile) blocked() bool { return !w.wrote }
 
 // TestDeniedFileUnreadableThroughHardLink: a denied file that has another name in the
 // readable cwd is read through that name, silently (the gap is only in the
@@ -68,7 +75,7 @@ func TestDeniedFileUnreadableThroughHardLink(t *testing.T) {
 		{"denied file", ".env", ".env"},
 		{"file in denied directory", "cfg", "cfg/key"},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
+		attack(t, tt.name, func(t *testing.T, lifted bool) result {
 			cwd := docCwd(t)
 			if err := os.MkdirAll(filepath.Join(cwd, "cfg"), 0o755); err != nil {
 				t.Fatal(err)
@@ -80,17 +87,12 @@ func TestDeniedFileUnreadableThroughHardLink(t *testing.T) {
 			if err := os.Link(secret, filepath.Join(cwd, "alias")); err != nil {
 				t.Fatal(err)
 			}
-			probe := []string{"sh", "-c", "cat alias " + tt.target}
-			r := runDocument(t, map[string]any{"command": probe,
-				"filesystem": map[string]any{"deny": []string{tt.deny}}}, cwd)
-			if strings.Contains(r.Stdout, "SECRET-HL") {
-				t.Errorf("denied %s read through a hard link in the cwd:\n%v", tt.target, r)
+			doc := map[string]any{"command": []string{"sh", "-c", "cat alias " + tt.target}}
+			if !lifted {
+				doc["filesystem"] = map[string]any{"deny": []string{tt.deny}}
 			}
-			c := runDocument(t, map[string]any{"command": probe}, cwd)
-			if !strings.Contains(c.Stdout, "SECRET-HL") {
-				t.Errorf("control: no deny, the file should be readable:\n%v", c)
-			}
-		})
+			return runDocument(t, doc, cwd)
+		}, func(r result) bool { return !strings.Contains(r.Stdout, "SECRET-HL") })
 	}
 }
 
@@ -196,16 +198,17 @@ func TestFragmentCannotNegateOutsideDeny(t *testing.T) {
 // symbolic link to a directory of the cwd (`conf/secret` with conf ->
 // real) denies nothing, silently: the walk does not enter links, and a
 // link on the way is neither resolved nor an error. The secret is read
-// through both names. The control names the real directory.
+// through both names; a deny of the real path must hold too. The control
+// (attack's lifted run) reads the secret with no deny.
 func TestDenyThroughDirLinkHolds(t *testing.T) {
 	for _, tt := range []struct {
 		name, deny string
 	}{
 		{"literal through link", "conf/secret"},
 		{"glob through link", "conf/*"},
-		{"control: real path", "real/secret"},
+		{"real path", "real/secret"},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
+		attack(t, tt.name, func(t *testing.T, lifted bool) result {
 			cwd := docCwd(t)
 			if err := os.Mkdir(filepath.Join(cwd, "real"), 0o755); err != nil {
 				t.Fatal(err)
@@ -216,14 +219,14 @@ func TestDenyThroughDirLinkHolds(t *testing.T) {
 			if err := os.Symlink("real", filepath.Join(cwd, "conf")); err != nil {
 				t.Fatal(err)
 			}
-			r := runDocument(t, map[string]any{"command": []string{"sh", "-c", "cat conf/secret; cat real/secret"},
-				"filesystem": map[string]any{"deny": []string{tt.deny}}}, cwd)
-			if r.Code == 2 {
-				return // refused as an error: not a weaker plan
+			doc := map[string]any{"command": []string{"sh", "-c", "cat conf/secret; cat real/secret"}}
+			if !lifted {
+				doc["filesystem"] = map[string]any{"deny": []string{tt.deny}}
 			}
-			if strings.Contains(r.Stdout, "LINK-SECRET") {
-				t.Errorf("deny %q: the secret was read:\n%v", tt.deny, r)
-			}
+			return runDocument(t, doc, cwd)
+		}, func(r result) bool {
+			// Refused as an error (exit 2) is not a weaker plan.
+			return r.Code == 2 || !strings.Contains(r.Stdout, "LINK-SECRET")
 		})
 	}
 }
@@ -232,16 +235,17 @@ func TestDenyThroughDirLinkHolds(t *testing.T) {
 // (`deny: ["key"]`, key -> real.key) has its target denied, but the link
 // itself is neither masked nor carved: the sandbox removes it and puts its
 // own link there, so the host's `key` now leads where the sandbox chose.
-// The control denies a regular file, which the sandbox cannot remove.
+// A denied regular file must hold the same way. The control (attack's
+// lifted run) replaces the link or file with no deny.
 func TestDeniedLinkNotReplaceable(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		link bool
 	}{
 		{"denied link", true},
-		{"control: denied file", false},
+		{"denied file", false},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
+		attack(t, tt.name, func(t *testing.T, lifted bool) wroteFile {
 			cwd := docCwd(t)
 			if err := os.WriteFile(filepath.Join(cwd, "real.key"), []byte("K\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -256,11 +260,14 @@ func TestDeniedLinkNotReplaceable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := runDocument(t, map[string]any{"command": []string{"sh", "-c", "rm -f key && ln -s /attacker key && echo REPLACED"},
-				"filesystem": map[string]any{"writable": []string{"."}, "deny": []string{"key"}}}, cwd)
-			if dest, _ := os.Readlink(key); dest == "/attacker" || strings.Contains(r.Stdout, "REPLACED") {
-				t.Errorf("the sandbox replaced the denied %s:\n%v", key, r)
+			fsys := map[string]any{"writable": []string{"."}}
+			if !lifted {
+				fsys["deny"] = []string{"key"}
 			}
-		})
+			r := runDocument(t, map[string]any{"command": []string{"sh", "-c", "rm -f key && ln -s /attacker key && echo REPLACED"},
+				"filesystem": fsys}, cwd)
+			dest, _ := os.Readlink(key)
+			return wroteFile{r, dest == "/attacker" || strings.Contains(r.Stdout, "REPLACED")}
+		}, wroteFile.blocked)
 	}
 }
