@@ -213,7 +213,7 @@ func TestIsolationPermissiveWrites(t *testing.T) {
 
 // I5: at default and permissive the host's shared temporary directory's
 // readable files are readable but nothing is written there (the sandbox's
-// /tmp is its own: see privatetemp_test.go); at strict they are not even
+// /tmp is its own: see privatetemp_linux_test.go); at strict they are not even
 // readable.
 func TestIsolationSharedTemp(t *testing.T) {
 	t.Parallel()

@@ -238,7 +238,7 @@ func TestProcessEnvRules(t *testing.T) {
 	t.Run("I7 default PATH", func(t *testing.T) {
 		t.Parallel()
 		// The host's entries that the sandbox may execute from, in order
-		// (see privatetemp_test.go for what is dropped).
+		// (see privatetemp_linux_test.go for what is dropped).
 		r := sh(t, sb, `printf '%s\n' "$PATH"`)
 		got := strings.TrimSpace(r.Stdout)
 		host := ":" + os.Getenv("PATH") + ":"

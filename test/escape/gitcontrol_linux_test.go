@@ -310,7 +310,7 @@ func TestGitControlNeutralised(t *testing.T) {
 				} else if exists(subject) {
 					t.Errorf("%s is still there after Close", subject)
 				}
-				if quarantinedAt(t, sb.Refusals(), "git-control", subject) == "" { // controljournal_test.go
+				if quarantinedAt(t, sb.Refusals(), "git-control", subject) == "" { // controljournal_linux_test.go
 					t.Errorf("%s was not moved to the quarantine of the state directory: %v", rel, sb.Refusals())
 				}
 			}

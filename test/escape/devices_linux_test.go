@@ -8,7 +8,7 @@ package escape_test
 // uinput) stay closed under every switch. test.sh, run as root, creates
 // fake nodes (character devices 1:3, the null device, mode 0666) at the
 // paths the drivers use, so the probe needs no such hardware. gpuOpenProbe
-// (gpu_test.go) opens each.
+// (gpu_linux_test.go) opens each.
 
 import (
 	"os"

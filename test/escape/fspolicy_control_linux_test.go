@@ -117,7 +117,7 @@ func TestControlPathsNewNames(t *testing.T) {
 					if _, err := os.Lstat(p); err == nil {
 						t.Errorf("after Close %s exists: %s", p, snapshot(d))
 					}
-					if quarantinedAt(t, sb.Refusals(), "control-path", p) == "" || len(leftControlEntries(t, d)) > 0 { // controljournal_test.go
+					if quarantinedAt(t, sb.Refusals(), "control-path", p) == "" || len(leftControlEntries(t, d)) > 0 { // controljournal_linux_test.go
 						t.Errorf("after Close the place holds %s: want %s moved to the quarantine: %v", snapshot(d), p, sb.Refusals())
 					}
 					if !refused(sb, "control-path", p) {
@@ -181,7 +181,7 @@ func init() {
 // leaves alone those of a sandbox still running and everything of the
 // user's. Control: right after the kill the placeholders are there.
 func TestStalePlaceholderRemoved(t *testing.T) {
-	isolateState(t) // not parallel: any New sweeps a killed run (controljournal_test.go)
+	isolateState(t) // not parallel: any New sweeps a killed run (controljournal_linux_test.go)
 	need(t, "git")
 	d := t.TempDir()
 	newHostRepo(t, d)

@@ -25,7 +25,7 @@ import (
 )
 
 // The test binary doubles as a moat host that holds a sandbox until it is
-// killed, selected by MOAT_ESCAPE_PRIVATE (see also lifecycle_test.go).
+// killed, selected by MOAT_ESCAPE_PRIVATE (see also lifecycle_linux_test.go).
 func init() {
 	switch os.Getenv("MOAT_ESCAPE_PRIVATE") {
 	case "":

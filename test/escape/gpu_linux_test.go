@@ -33,7 +33,7 @@ for p in sys.argv[1:]:
 // nodes, and checks the host can open them (the control).
 func needGPUNodes(t *testing.T) {
 	t.Helper()
-	needFakeNodes(t, gpuNodes) // devices_test.go
+	needFakeNodes(t, gpuNodes) // devices_linux_test.go
 }
 
 // Without AllowGPU no GPU node can be opened, at any level; with it, each

@@ -21,7 +21,7 @@ import (
 )
 
 // Outside attacks on typed IPC (Config.IPC) that the authors' battery
-// (ipc_test.go) does not try.
+// (ipc_linux_test.go) does not try.
 
 // wordsRouter registers words, whose []string positional takes every
 // remaining word (the shape ipc.Positional documents), and counts calls.
@@ -86,7 +86,7 @@ func TestIPCArgvParseLinear(t *testing.T) {
 
 // TestIPCVenvBinCannotShadowShim: the shims must come first on the PATH of
 // every command, so that no program the sandbox writes answers to a
-// shim's name (ipc_test.go's TestIPCShimsCannotBeShadowed checks
+// shim's name (ipc_linux_test.go's TestIPCShimsCannotBeShadowed checks
 // sb.Command only). PythonCommand with a venv whose bin/ the sandbox may
 // write and execute (AllowPipInstall) puts that bin/ before the shim
 // directory (python_sandbox.go pythonExec), so code that drops a counter

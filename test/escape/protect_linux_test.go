@@ -6,7 +6,7 @@ package escape_test
 // unreadable wherever the isolation level or a grant of a parent directory
 // would otherwise expose it, and an explicit grant of the path itself opens
 // it. These tests plant decoys in the real home, so they do not run in
-// parallel with the rest of the battery (see harness_protect_test.go).
+// parallel with the rest of the battery (see harness_protect_linux_test.go).
 
 import (
 	"fmt"

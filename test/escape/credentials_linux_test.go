@@ -6,7 +6,7 @@ package escape_test
 // the default level (~/.cargo, ~/.cache/huggingface, ~/.sbt, ~/.config/pip,
 // ~/.local/share/jupyter, ...) and the other registry, database and cloud
 // credentials of issue 8 item 3. These tests plant decoys in the real home,
-// so they do not run in parallel with the rest (see harness_protect_test.go).
+// so they do not run in parallel with the rest (see harness_protect_linux_test.go).
 
 import (
 	"errors"

@@ -234,7 +234,7 @@ func init() {
 // never removes a directory of the user's. Control: right after the kill
 // the placeholder is there.
 func TestStaleDenyGuardRemoved(t *testing.T) {
-	isolateState(t) // not parallel: any New sweeps a killed run (controljournal_test.go)
+	isolateState(t) // not parallel: any New sweeps a killed run (controljournal_linux_test.go)
 	d := t.TempDir()
 	blocked := filepath.Join(d, "blocked")
 	killRoleMidRun(t, "READY", 100*time.Millisecond, guardRoleEnv+"="+d)

@@ -116,14 +116,14 @@ func TestControlNamesCreatedDuringRunRemoved(t *testing.T) {
 	cwd := docCwd(t)
 	r := runDocument(t, map[string]any{"command": []string{"sh", "-c", script},
 		"filesystem": map[string]any{"writable": []string{"."}}}, cwd)
-	if left := leftControlEntries(t, cwd); len(left) > 0 { // controljournal_test.go
+	if left := leftControlEntries(t, cwd); len(left) > 0 { // controljournal_linux_test.go
 		t.Errorf("left behind in the cwd after exit: %v", left)
 	}
 	if b, err := os.ReadFile(filepath.Join(cwd, "regular.txt")); err != nil || string(b) != "ok\n" {
 		t.Errorf("control: regular.txt not written (%v):\n%v", err, r)
 	}
 	t.Run("after SIGKILL", func(t *testing.T) {
-		isolateState(t) // controljournal_test.go
+		isolateState(t) // controljournal_linux_test.go
 		cwd := docCwd(t)
 		killCrashRole(t, cwd, "") // plants .moat-write with ** and .git/config
 		if !exists(filepath.Join(cwd, ".moat-write")) {

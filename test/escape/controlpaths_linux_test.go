@@ -339,7 +339,7 @@ func TestControlPathsNoNewRepository(t *testing.T) {
 				if exists(filepath.Join(w, ".git")) {
 					t.Errorf("after Close %s/.git exists: %s", w, snapshot(filepath.Join(w, ".git")))
 				}
-				if quarantinedAt(t, sb.Refusals(), "git-control", filepath.Join(w, ".git")) == "" || snapshot(w) != before { // controljournal_test.go
+				if quarantinedAt(t, sb.Refusals(), "git-control", filepath.Join(w, ".git")) == "" || snapshot(w) != before { // controljournal_linux_test.go
 					t.Errorf("after Close the working directory is %s (was %s): want the sandbox's .git moved to the quarantine: %v", snapshot(w), before, sb.Refusals())
 				}
 				if !refused(sb, "git-control", filepath.Join(w, ".git")) {
