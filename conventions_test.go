@@ -9,7 +9,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"io"
@@ -17,7 +19,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -368,5 +372,266 @@ var V int
 	sort.Strings(want)
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("undocumented = %q, want %q", got, want)
+	}
+}
+
+// The per-OS file name scheme (docs/testing.md): a file built on some
+// systems only says where in its name, with one of these suffixes (before
+// _test.go):
+//
+//	_linux, _darwin, _windows  built on that system only
+//	_unix                      built on Unix systems only, never on Windows
+//	                           (a //go:build line: unix, unix && !linux, …)
+//	_other                     the fallback: built where the others are not
+//	                           (a //go:build line: !unix, !linux, …)
+//
+// and a file built everywhere has none. Other system words (_nounix,
+// _notlinux, _platform, _bsd, _posix, _freebsd, …) are not used.
+var osSuffixes = map[string]bool{"linux": true, "darwin": true, "windows": true, "unix": true, "other": true}
+
+// osCheckedGOOS are the systems osNameProblem asks a file's constraint
+// about: the three moat supports, another Unix, and one that is neither.
+var osCheckedGOOS = []string{"linux", "darwin", "windows", "freebsd", "js"}
+
+// knownGOOS and knownGOARCH are the names Go's file-name rule recognises
+// (name_GOOS.go, name_GOARCH.go, name_GOOS_GOARCH.go); unixGOOS are the
+// systems the unix build tag holds on.
+var (
+	knownGOOS = map[string]bool{"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true,
+		"hurd": true, "illumos": true, "ios": true, "js": true, "linux": true, "nacl": true, "netbsd": true,
+		"openbsd": true, "plan9": true, "solaris": true, "wasip1": true, "windows": true, "zos": true}
+	knownGOARCH = map[string]bool{"386": true, "amd64": true, "arm": true, "arm64": true, "loong64": true,
+		"mips": true, "mips64": true, "mips64le": true, "mipsle": true, "ppc64": true, "ppc64le": true,
+		"riscv64": true, "s390x": true, "wasm": true}
+	unixGOOS = map[string]bool{"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true,
+		"hurd": true, "illumos": true, "ios": true, "linux": true, "netbsd": true, "openbsd": true, "solaris": true}
+	// osWord is a suffix that names a system or a set of them.
+	osWord = regexp.MustCompile(`^(?:no|not|non)?(?:unix|linux|darwin|windows|macos|bsd|posix|platform)$`)
+)
+
+// nameParts returns the words of a Go file's name after its first, without
+// .go and _test: "a_b_linux_test.go" gives [b linux].
+func nameParts(name string) []string {
+	base := strings.TrimSuffix(strings.TrimSuffix(name, ".go"), "_test")
+	parts := strings.Split(base, "_")
+	return parts[1:]
+}
+
+// nameGOOS is the system Go's file-name rule restricts name to, or "".
+func nameGOOS(name string) string {
+	p := nameParts(name)
+	n := len(p)
+	switch {
+	case n >= 2 && knownGOOS[p[n-2]] && knownGOARCH[p[n-1]]:
+		return p[n-2]
+	case n >= 1 && knownGOOS[p[n-1]]:
+		return p[n-1]
+	}
+	return ""
+}
+
+// nameSuffix is the system word at the end of name ("" if none): the GOOS
+// of name_GOOS_GOARCH.go, or the last word if it names a system.
+func nameSuffix(name string) string {
+	if goos := nameGOOS(name); goos != "" {
+		return goos
+	}
+	if p := nameParts(name); len(p) > 0 && (osSuffixes[p[len(p)-1]] || osWord.MatchString(p[len(p)-1])) {
+		return p[len(p)-1]
+	}
+	return ""
+}
+
+// midWords returns the words of name before its system suffix that name a
+// system ("platform" in a_platform_other.go).
+func midWords(name string) []string {
+	p := nameParts(name)
+	end := len(p)
+	if nameGOOS(name) != "" && len(p) >= 2 && knownGOARCH[p[len(p)-1]] {
+		end -= 2
+	} else if nameSuffix(name) != "" {
+		end--
+	}
+	var words []string
+	for _, w := range p[:end] {
+		if osWord.MatchString(w) {
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
+// buildsOn returns those of osCheckedGOOS a file is built on, by its
+// name and its //go:build line, for some value of the tags that do not
+// name a system.
+func buildsOn(name string, src []byte) ([]string, error) {
+	var expr constraint.Expr
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "package ") {
+			break
+		}
+		if constraint.IsGoBuild(line) {
+			e, err := constraint.Parse(line)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", name, err)
+			}
+			expr = e
+			break
+		}
+	}
+	var free []string // tags that do not name a system
+	if expr != nil {
+		expr.Eval(func(tag string) bool {
+			if !knownGOOS[tag] && tag != "unix" && !slices.Contains(free, tag) {
+				free = append(free, tag)
+			}
+			return false
+		})
+	}
+	if len(free) > 12 {
+		return nil, fmt.Errorf("%s: too many build tags to try", name)
+	}
+	var on []string
+	for _, goos := range osCheckedGOOS {
+		if g := nameGOOS(name); g != "" && g != goos {
+			continue
+		}
+		ok := expr == nil
+		for set := 0; !ok && set < 1<<len(free); set++ {
+			ok = expr.Eval(func(tag string) bool {
+				switch {
+				case tag == "unix":
+					return unixGOOS[goos]
+				case knownGOOS[tag]:
+					return tag == goos
+				}
+				return set&(1<<slices.Index(free, tag)) != 0
+			})
+		}
+		if ok {
+			on = append(on, goos)
+		}
+	}
+	return on, nil
+}
+
+// wantSuffix is the scheme's suffix for a file built on the systems on.
+func wantSuffix(on []string) string {
+	switch {
+	case len(on) == len(osCheckedGOOS):
+		return ""
+	case len(on) == 1 && osSuffixes[on[0]]:
+		return on[0]
+	case !slices.Contains(on, "windows") && (!slices.Contains(on, "js") || slices.Contains(on, "linux") || slices.Contains(on, "darwin")):
+		return "unix" // Unix only, or everything but Windows
+	}
+	return "other"
+}
+
+// osNameProblem says how the Go file name, whose content is src, breaks
+// the per-OS naming scheme, or "" if it follows it.
+func osNameProblem(name string, src []byte) (string, error) {
+	on, err := buildsOn(name, src)
+	if err != nil {
+		return "", err
+	}
+	if w := midWords(name); len(w) > 0 {
+		return fmt.Sprintf("_%s is not a suffix of the scheme (only the last word names the system)", strings.Join(w, "_")), nil
+	}
+	have, want := nameSuffix(name), wantSuffix(on)
+	switch {
+	case len(on) == 0, have == want: // built nowhere asked: not judged
+		return "", nil
+	case have != "" && !osSuffixes[have]:
+		if want == "" {
+			return fmt.Sprintf("_%s is not a suffix of the scheme (built everywhere: drop it)", have), nil
+		}
+		return fmt.Sprintf("_%s is not a suffix of the scheme (built on %s: name it _%s)", have, strings.Join(on, ", "), want), nil
+	case want == "":
+		return fmt.Sprintf("built on every system, but named _%s", have), nil
+	}
+	return fmt.Sprintf("built on %s only: name it _%s", strings.Join(on, ", "), want), nil
+}
+
+// TestConventionOSFileSuffixes checks every Go file's name against the
+// per-OS scheme, and lists every file that breaks it.
+func TestConventionOSFileSuffixes(t *testing.T) {
+	t.Run("control", func(t *testing.T) {
+		for _, tc := range []struct{ name, src, want string }{
+			{"a.go", "package a", ""},
+			{"a_linux.go", "package a", ""},
+			{"a_linux_test.go", "//go:build linux\n\npackage a", ""},
+			{"a_linux_amd64.go", "package a", ""},
+			{"a_other_linux.go", "//go:build !amd64\n\npackage a", ""},
+			{"a_unix.go", "//go:build unix\n\npackage a", ""},
+			{"a_unix.go", "//go:build unix && !linux\n\npackage a", ""},
+			{"a_unix.go", "//go:build linux || darwin\n\npackage a", ""},
+			{"a_unix.go", "//go:build !windows\n\npackage a", ""},
+			{"a_other.go", "//go:build !unix\n\npackage a", ""},
+			{"a_other.go", "//go:build !linux && !darwin && !windows\n\npackage a", ""},
+			{"a_x86.go", "package a", ""},
+			{"a_onnx.go", "//go:build onnx && cgo\n\npackage a", ""},
+			{"a_test.go", "//go:build linux\n\npackage a", "built on linux only: name it _linux"},
+			{"a_nounix.go", "//go:build !unix\n\npackage a", "_nounix is not a suffix of the scheme (built on windows, js: name it _other)"},
+			{"a_platform_other.go", "//go:build !linux\n\npackage a", "_platform is not a suffix of the scheme (only the last word names the system)"},
+			{"a_nolinux_amd64.go", "package a", "_nolinux is not a suffix of the scheme (only the last word names the system)"},
+			{"a_other.go", "//go:build !linux\n\npackage a", ""},
+			{"a_other.go", "//go:build !linux && !darwin\n\npackage a", ""},
+			{"a_unix.go", "//go:build darwin || freebsd || netbsd\n\npackage a", ""},
+			{"a_unix.go", "//go:build !unix\n\npackage a", "built on windows, js only: name it _other"},
+			{"a_platform.go", "package a", "_platform is not a suffix of the scheme (built everywhere: drop it)"},
+			{"a_bsd.go", "//go:build darwin || freebsd\n\npackage a", "_bsd is not a suffix of the scheme (built on darwin, freebsd: name it _unix)"},
+			{"a_freebsd.go", "package a", "_freebsd is not a suffix of the scheme (built on freebsd: name it _unix)"},
+			{"a_unix.go", "package a", "built on every system, but named _unix"},
+			{"a_other.go", "//go:build !windows\n\npackage a", "built on linux, darwin, freebsd, js only: name it _unix"},
+			{"a_linux.go", "//go:build darwin\n\npackage a", ""}, // built nowhere: not judged
+			{"other.go", "//go:build !unix\n\npackage a", "built on windows, js only: name it _other"},
+			{"a.go", "//go:build !windows\n\npackage a", "built on linux, darwin, freebsd, js only: name it _unix"},
+		} {
+			got, err := osNameProblem(tc.name, []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("osNameProblem(%q, %q) = %q; want %q", tc.name, tc.src, got, tc.want)
+			}
+		}
+	})
+
+	var bad []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		problem, err := osNameProblem(name, src)
+		if err != nil {
+			return err
+		}
+		if problem != "" {
+			bad = append(bad, filepath.ToSlash(path)+": "+problem)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(bad)
+	if len(bad) > 0 {
+		t.Errorf("%d file(s) break the per-OS naming scheme (docs/testing.md):\n%s", len(bad), strings.Join(bad, "\n"))
 	}
 }
