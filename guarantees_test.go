@@ -185,8 +185,8 @@ var (
 // docRef is one name GUARANTEES.md says a file declares.
 type docRef struct {
 	Line int    // 1-based line of GUARANTEES.md
-	File string // as the document spells it
-	Name string // Name or Type.Method
+	File string // as the document spells it; the whole span if Name is ""
+	Name string // Name or Type.Method; "" for a malformed reference
 }
 
 // docRefs returns every `file.go: Name` reference in text, and the names
@@ -202,6 +202,11 @@ func docRefs(text string) []docRef {
 			h := docRefHead.FindStringSubmatch(span)
 			file = h[1]
 			refs = append(refs, docRef{line, file, h[2]})
+		case strings.Contains(span, ".go: "):
+			// Looks like a reference but names no declaration the check
+			// can find: reported, not skipped.
+			file = ""
+			refs = append(refs, docRef{line, span, ""})
 		case file != "" && docListSep.MatchString(text[prevEnd:m[0]]) && docRefMore.MatchString(span) && !strings.HasSuffix(span, ".go"):
 			refs = append(refs, docRef{line, file, span})
 		default:
@@ -274,6 +279,10 @@ func staleRefs(root, doc string, refs []docRef) []string {
 	var stale []string
 	decls := map[string]map[string]bool{}
 	for _, r := range refs {
+		if r.Name == "" {
+			stale = append(stale, fmt.Sprintf("%s:%d: `%s` is not a `file.go: Name` reference", doc, r.Line, r.File))
+			continue
+		}
 		names, seen := decls[r.File]
 		if !seen {
 			for _, p := range []string{r.File, docShorthand + r.File} {
@@ -335,6 +344,8 @@ func TestGuaranteesDocReferencesDeclared(t *testing.T) {
 			{"moved file", "`gone.go: Run` and `c.go: X`", []docRef{{1, "gone.go", "Run"}, {1, "c.go", "X"}}, []string{"G.md:1: gone.go: no such file (for Run)", "G.md:1: c.go: no such file (for X)"}},
 			{"not a list", "`a.go: Run` (`Stop`), `Halt`; `Stop` → `Halt`, `a.go`, `Nope`", []docRef{{1, "a.go", "Run"}}, nil},
 			{"a file ends the list", "`a.go: Run`, `b.go`, `Nope`", []docRef{{1, "a.go", "Run"}}, nil},
+			{"malformed", "`a.go: Run()` and `a.go: Box.Open.x`", []docRef{{1, "a.go: Run()", ""}, {1, "a.go: Box.Open.x", ""}},
+				[]string{"G.md:1: `a.go: Run()` is not a `file.go: Name` reference", "G.md:1: `a.go: Box.Open.x` is not a `file.go: Name` reference"}},
 			{"package, not file", "`internal/homecontrol: Paths`", nil, nil},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
