@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/runjournal"
 	"github.com/moat-sandbox/moat/ipc"
 )
 
@@ -122,6 +123,10 @@ func (d *Document) Exec(h ExecHost) (*Exec, error) {
 	if len(d.Filesystem.Virtual) > 0 {
 		cfg.VirtualFiles = maps.Clone(d.Filesystem.Virtual)
 	}
+	// A run killed before Close may have planted fragments in the cwd:
+	// they are swept before a run reads them (reading or explaining a
+	// policy alone sweeps nothing).
+	runjournal.Sweep()
 	warnings, err := applyDocumentFilesystem(&cfg, cwd, home, d.Filesystem)
 	if err != nil {
 		out.Close()
