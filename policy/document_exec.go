@@ -79,8 +79,9 @@ func sandboxOwnsEnv(name string) bool {
 // ("invalid cwd: P"); the agents that d opts into are found; the
 // document's settings, its environment and the agents' sockets make one
 // [Layer], which goes through [Merge] and [Result.Resolve] like every
-// front end's; then /proc, the virtual files and the filesystem patterns
-// ([ApplyFilesystem]) are added, the user's home becomes the command's
+// front end's; then what runs killed before Close left is swept (so that
+// no fragment they planted in the cwd is read), /proc, the virtual files
+// and the filesystem patterns ([ApplyFilesystem]) are added, the user's home becomes the command's
 // (read-only but where writable patterns say, its run-code entries and
 // the cwd's control names guarded: document_home.go), and the whole
 // Config passes
