@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/moat-sandbox/moat/internal/hostview"
+	"github.com/moat-sandbox/moat/internal/runjournal"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -102,7 +103,9 @@ func (s *Sandbox) homeView() spec.View {
 	for _, g := range s.cfg.Grants {
 		in.Granted = append(in.Granted, g.Path)
 	}
-	return s.protectStateRoot(hostview.View(in)) // controljournal.go
+	return runjournal.ProtectStateRoot(hostview.View(in), func(root string) []string { // internal/runjournal
+		return append([]string{s.cacheRoot()}, recordedCacheRoots(root)...) // caches.go
+	})
 }
 
 // specLevel is an Isolation as the backends know it.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/runjournal"
 )
 
 // cacheHomesRecords is the directory of the cache stores' records in
@@ -22,13 +23,13 @@ const cacheHomesRecords = "cache-homes"
 // cacheLayout says where the cache stores and their records live; tests
 // replace it.
 var cacheLayout = func() (cachehome.Layout, error) {
-	state, err := moatStateRoot() // controljournal.go
+	state, err := moatStateRoot() // journal.go
 	if err != nil {
 		return cachehome.Layout{}, err
 	}
 	home := os.Getenv("HOME")
 	if home == "" {
-		home = passwdHome()
+		home = runjournal.PasswdHome()
 	}
 	root, err := cachehome.DefaultRoot(os.Getenv("XDG_CACHE_HOME"), home)
 	if err != nil {

@@ -153,6 +153,10 @@ func TestImportDirection(t *testing.T) {
 			func(imp string) bool {
 				return within(imp, mod) && !within(imp, mod+"/internal/quarantine") && imp != mod+"/internal/hostiletree" && imp != mod+"/internal/termsafe"
 			}},
+		// runjournal is host plumbing below moat: the journal, its sweep
+		// and the git control check; never the root or the front ends.
+		{"runjournal imports nothing above it", "./internal/runjournal/...", true, false,
+			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},
 		{"termsafe depends on nothing else of the module", "./internal/termsafe/...", true, true,
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/termsafe") }},
 		{"hostiletree depends on nothing else of the module", "./internal/hostiletree/...", true, true,

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/moat-sandbox/moat/internal/cachehome"
+	"github.com/moat-sandbox/moat/internal/runjournal"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -42,12 +43,9 @@ type Sandbox struct {
 	// diskInodeLimit is the resolved Limits.DiskInodes; 0 means none.
 	diskInodeLimit int64
 	// diskWatches counts the commands the disk watch ran for, each with
-	// diskInodeLimit inodes of its own (gitcontrol.go bounds the Close
+	// diskInodeLimit inodes of its own (journal.go bounds the Close
 	// scan by them).
 	diskWatches atomic.Int64
-	// sweptRepos are the .git directories a sweep of a dead run's
-	// journal kept, with their control paths set aside (controljournal.go).
-	sweptRepos map[string]bool
 
 	// refused collects what the sandbox was refused, for Refusals.
 	refused refusals
@@ -62,12 +60,10 @@ type Sandbox struct {
 	// ipc is the IPC server and its directory (ipc_sandbox.go); nil
 	// without Config.IPC.
 	ipc *ipcState
-	// gitSnap is the git control paths of the writable places at start,
-	// checked by Close (gitcontrol.go); nil when there are none.
-	gitSnap *gitSnapshot
-	// journal is the run journal (controljournal.go); nil when the run
-	// has neither a writable place nor a missing denied path.
-	journal *journalState
+	// journal is the run journal and the git control paths of the
+	// writable places at start (journal.go, internal/runjournal); nil
+	// until New opens it.
+	journal *runjournal.Run
 
 	mu      sync.Mutex
 	closed  bool
@@ -95,20 +91,15 @@ func New(cfg Config) (*Sandbox, error) {
 	if err := s.prepareWorkDir(); err != nil {
 		return nil, err
 	}
-	s.sweepCrashed() // controljournal.go: what runs killed before Close left
-	s.snapshotGit()
+	// journal.go: sweeps what runs killed before Close left, then
+	// records the git control paths, the run journal and the places.
 	if err := s.openJournal(); err != nil {
-		s.removeWorkDir()
-		return nil, err
-	}
-	if err := s.recordPlaces(); err != nil { // hostplaces.go
-		s.closeJournal()
 		s.removeWorkDir()
 		return nil, err
 	}
 	defer func() {
 		if s.backend == nil { // New failed: no command ran
-			s.closeJournal()
+			s.journal.Close()
 		}
 	}()
 	s.view = s.homeView() // backend.go
@@ -193,8 +184,7 @@ func (s *Sandbox) Close() error {
 	}
 	err := s.backend.Close()
 	// Every sandboxed process is dead now.
-	s.checkGit()
-	s.closeJournal() // the run is undone: placeholders gone, entries quarantined
+	s.closeJournal() // journal.go: git control checked, the run undone
 	s.proxy.close()  // after the engine, which closes the listeners it served
 	if ipcErr := s.ipc.close(); err == nil {
 		err = ipcErr

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/runjournal"
 	"github.com/moat-sandbox/moat/ipc"
 )
 
@@ -78,8 +79,9 @@ func sandboxOwnsEnv(name string) bool {
 // ("invalid cwd: P"); the agents that d opts into are found; the
 // document's settings, its environment and the agents' sockets make one
 // [Layer], which goes through [Merge] and [Result.Resolve] like every
-// front end's; then /proc, the virtual files and the filesystem patterns
-// ([ApplyFilesystem]) are added, the user's home becomes the command's
+// front end's; then what runs killed before Close left is swept (so that
+// no fragment they planted in the cwd is read), /proc, the virtual files
+// and the filesystem patterns ([ApplyFilesystem]) are added, the user's home becomes the command's
 // (read-only but where writable patterns say, its run-code entries and
 // the cwd's control names guarded: document_home.go), and the whole
 // Config passes
@@ -122,6 +124,10 @@ func (d *Document) Exec(h ExecHost) (*Exec, error) {
 	if len(d.Filesystem.Virtual) > 0 {
 		cfg.VirtualFiles = maps.Clone(d.Filesystem.Virtual)
 	}
+	// A run killed before Close may have planted fragments in the cwd:
+	// they are swept before a run reads them (reading or explaining a
+	// policy alone sweeps nothing).
+	runjournal.Sweep()
 	warnings, err := applyDocumentFilesystem(&cfg, cwd, home, d.Filesystem)
 	if err != nil {
 		out.Close()

@@ -91,7 +91,6 @@ func PlanFilesystem(cwd, home string, deny, writable []string) (*FilesystemPlan,
 	if home != "" {
 		home = filepath.Clean(home)
 	}
-	moat.SweepCrashedRuns() // a run killed before Close may have planted fragments here
 	// A fragment that a sandbox of an earlier run could have written is
 	// refused unless pinned (moat trust): without the record of those
 	// places none can be told apart, so no state directory fails closed.

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package moat
+package runjournal
 
 import "os"
 

@@ -1,4 +1,4 @@
-package moat
+package runjournal
 
 import (
 	"os"
@@ -75,7 +75,7 @@ func TestJournalSweepsNewGitControls(t *testing.T) {
 			write(filepath.Join(fg, "objects/.keep"), "")
 			write(filepath.Join(fg, "refs/heads/.keep"), "")
 			write(filepath.Join(fg, "config"), "[core]\n\tbare = false\n\tfsmonitor = echo PWN\n")
-			sb, err := New(Config{})
+			sb, found, err := openRun(Config{ID: newID()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,14 +83,14 @@ func TestJournalSweepsNewGitControls(t *testing.T) {
 			for _, p := range planted {
 				_, err := os.Lstat(p)
 				if dead && err == nil {
-					t.Errorf("%s created by the dead run is still there: %v", p, sb.Refusals())
+					t.Errorf("%s created by the dead run is still there: %v", p, *found)
 				}
 				if !dead && err != nil {
 					t.Errorf("control: %s of a live run was swept", p)
 				}
 			}
 			if b, err := os.ReadFile(filepath.Join(fg, "config")); dead && (err != nil || strings.Contains(string(b), "PWN")) {
-				t.Errorf("the new repository kept by the sweep has no inert config: %q %v\n%v", b, err, sb.Refusals())
+				t.Errorf("the new repository kept by the sweep has no inert config: %q %v\n%v", b, err, *found)
 			}
 			for _, p := range []string{filepath.Join(g, "config"), filepath.Join(g, "hooks/pre-commit"), filepath.Join(bare, "README")} {
 				if _, err := os.Lstat(p); err != nil {

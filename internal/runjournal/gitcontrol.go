@@ -1,7 +1,6 @@
-package moat
+package runjournal
 
 import (
-	"math"
 	"path/filepath"
 
 	"github.com/moat-sandbox/moat/internal/gitguard"
@@ -25,58 +24,37 @@ import (
 // instruct a host agent (AGENTS.md, ...) are reported, kind
 // "agent-instructions", and left. Nothing is deleted.
 
-// gitSnapshot is the state of the git control paths at New.
-type gitSnapshot = gitguard.Snapshot
-
-// gitPlaces are the places whose content outlives the sandbox: a supplied
-// working directory and the writable grants. An automatic working
-// directory is removed by Close, so nothing in it can run later.
-func (s *Sandbox) gitPlaces() []string {
-	var out []string
-	if !s.autoDir && s.workDir != "" {
-		out = append(out, s.workDir)
-	}
-	for _, g := range s.cfg.Grants {
-		if g.Access&WRITE != 0 {
-			out = append(out, g.Path)
-		}
-	}
-	return out
-}
-
 // snapshotGit records the git control paths of the writable places; New
 // calls it before any command can run.
-func (s *Sandbox) snapshotGit() {
-	if places := s.gitPlaces(); len(places) > 0 {
-		s.gitSnap = gitguard.Take(places)
-		s.reportNamed(s.gitSnap) // gitnamed.go
+func (run *Run) snapshotGit() {
+	if places := run.places; len(places) > 0 {
+		run.snap = gitguard.Take(places)
+		run.reportNamed(run.snap) // gitnamed.go
 	}
 }
 
 // quarantineSuffix is what a neutralised control path's name gets.
-func (s *Sandbox) quarantineSuffix() string { return ".moat-quarantine-" + s.id }
+func (run *Run) quarantineSuffix() string { return ".moat-quarantine-" + run.id }
 
-// checkGit neutralises the git control paths the run created or changed
-// and records each; Close calls it once no sandboxed process is left.
-func (s *Sandbox) checkGit() {
-	if s.diskInodeLimit > 0 {
-		// Every command had that many inodes to make directories with:
-		// the check reads as many more directories as New saw.
-		n, w := s.diskInodeLimit, max(s.diskWatches.Load(), 1)
-		if n > math.MaxInt64/w {
-			n = math.MaxInt64
-		} else {
-			n *= w
-		}
-		s.gitSnap.SetCreatable(n)
+// CheckGit neutralises the git control paths the run created or changed
+// and reports each; the sandbox's Close calls it once no sandboxed process
+// is left. creatable, when above zero, bounds the directories the check
+// reads beyond those New saw (what the run's commands could make); zero
+// leaves the snapshot's own bound. A nil Run checks nothing.
+func (run *Run) CheckGit(creatable int64) {
+	if run == nil {
+		return
 	}
-	for _, f := range s.quarantineFindings(s.gitSnap.Check(s.quarantineSuffix())) { // controljournal.go
+	if creatable > 0 {
+		run.snap.SetCreatable(creatable)
+	}
+	for _, f := range run.quarantineFindings(run.snap.Check(run.quarantineSuffix())) { // quarantine.go
 		kind := "git-control"
 		if f.Kind != "" {
 			kind = f.Kind // agent-instructions
 		} else if gitguard.IsControlName(filepath.Base(f.Path)) && f.MovedTo != "" {
 			kind = "control-path" // internal/controlfiles: .envrc, .vscode, .moat-*, ...
 		}
-		s.addRefusal(Refusal{Kind: kind, Subject: f.Path, Detail: f.Detail})
+		run.refuse(Found{Kind: kind, Subject: f.Path, Detail: f.Detail})
 	}
 }

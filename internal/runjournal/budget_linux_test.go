@@ -1,4 +1,4 @@
-package moat
+package runjournal
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package moat
+package runjournal
 
 import (
 	"path/filepath"
@@ -17,7 +17,7 @@ import (
 // a mount namespace), and Close sets it aside when it changed anyway.
 
 // reportNamed adds one "control-path" Refusal per named path found at New.
-func (s *Sandbox) reportNamed(snap *gitguard.Snapshot) {
+func (run *Run) reportNamed(snap *gitguard.Snapshot) {
 	seen := map[string]bool{}
 	for _, n := range snap.NamedPaths() {
 		if seen[n.Path] {
@@ -28,14 +28,14 @@ func (s *Sandbox) reportNamed(snap *gitguard.Snapshot) {
 		if n.Dir {
 			d = "the hooks directory " + n.Key + " of the repository " + n.Repo + " names: the host's git runs what is in it, so what the sandbox writes there would run on the host"
 		}
-		for _, w := range s.gitPlaces() {
+		for _, w := range run.places {
 			if v := gitguard.VenvRoot(n.Path, filepath.Clean(w)); v != "" {
 				d += "; it lies in the Python virtual environment " + v + ", which is read-only for this run as a whole (installing into it fails)"
 				break
 			}
 		}
 		d += "; read-only for this run where the sandbox has a mount namespace, and set aside at Close if it changed"
-		s.addRefusal(Refusal{Kind: "control-path", Subject: n.Path, Detail: d})
+		run.refuse(Found{Kind: "control-path", Subject: n.Path, Detail: d})
 	}
 	gaps := snap.NamedGaps()
 	repos := make([]string, 0, len(gaps))
@@ -44,7 +44,7 @@ func (s *Sandbox) reportNamed(snap *gitguard.Snapshot) {
 	}
 	sort.Strings(repos)
 	for _, g := range repos {
-		s.addRefusal(Refusal{Kind: "control-path", Subject: g, Detail: "its configuration and hooks were not read whole (" + gaps[g] +
+		run.refuse(Found{Kind: "control-path", Subject: g, Detail: "its configuration and hooks were not read whole (" + gaps[g] +
 			"): a program or hooks directory they name in a writable place may not be protected; check them before running git there"})
 	}
 }

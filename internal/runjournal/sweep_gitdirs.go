@@ -1,4 +1,4 @@
-package moat
+package runjournal
 
 import (
 	"fmt"
@@ -26,11 +26,11 @@ import (
 // relative to it, spending bytesLeft; cut is true when there are more
 // than maxJournalControls or the bytes ran out (that place's list is then
 // left out).
-func (s *Sandbox) startControls(place string, bytesLeft *int) (rel []string, cut bool) {
-	if s.gitSnap == nil {
+func (run *Run) startControls(place string, bytesLeft *int) (rel []string, cut bool) {
+	if run.snap == nil {
 		return nil, false
 	}
-	for _, p := range s.gitSnap.Paths() {
+	for _, p := range run.snap.Paths() {
 		if r, err := filepath.Rel(place, p); err == nil && r != "." && !strings.HasPrefix(r, "..") {
 			*bytesLeft -= len(r) + 8 // JSON quoting and a comma
 			if len(rel) >= maxJournalControls || *bytesLeft < 0 {
@@ -52,12 +52,12 @@ const maxJournalControlBytes = maxJournalSize / 2
 // new repositories and the placeholders are done. A journal that could
 // not record the place's control paths is reported, not acted on: moving
 // the user's own files would be worse.
-func (s *Sandbox) undoNewControls(root string, j *runJournal, pl journalPlace, budget *copyBudget) {
+func (run *Run) undoNewControls(root string, j *runJournal, pl journalPlace, budget *copyBudget) {
 	if fi, err := os.Lstat(pl.Path); err != nil || !fi.IsDir() {
 		return
 	}
 	if pl.Cut {
-		s.addRefusal(Refusal{Kind: "control-path", Subject: pl.Path, Detail: crashedDetail(j) + fmt.Sprintf(
+		run.refuse(Found{Kind: "control-path", Subject: pl.Path, Detail: crashedDetail(j) + fmt.Sprintf(
 			"; it had more than %d git control paths, so those it created inside existing git directories were not looked for: check its .git directories before running git here", maxJournalControls)})
 		return
 	}
@@ -71,7 +71,7 @@ func (s *Sandbox) undoNewControls(root string, j *runJournal, pl journalPlace, b
 	var found []string
 	for _, p := range gitguard.Take([]string{pl.Path}).Paths() {
 		r, err := filepath.Rel(pl.Path, p)
-		if err != nil || r == "." || strings.HasPrefix(r, "..") || had[r] || s.inSweptRepo(p) {
+		if err != nil || r == "." || strings.HasPrefix(r, "..") || had[r] || run.inSweptRepo(p) {
 			continue
 		}
 		found = append(found, r)
@@ -92,7 +92,7 @@ func (s *Sandbox) undoNewControls(root string, j *runJournal, pl journalPlace, b
 			continue
 		}
 		p := filepath.Join(pl.Path, r)
-		rep := Refusal{Kind: "control-path", Subject: p}
+		rep := Found{Kind: "control-path", Subject: p}
 		dest, err := quarantine(root, j.ID, pl.Path, p, r, budget)
 		if err != nil {
 			rep.Detail = fmt.Sprintf("%s: a git control path it created; it could not be moved to the quarantine: %v; remove it before running git here", crashedDetail(j), err)
@@ -100,14 +100,14 @@ func (s *Sandbox) undoNewControls(root string, j *runJournal, pl journalPlace, b
 			rep.Detail = crashedDetail(j) + "; a git control path it created, moved to " + dest
 			moved = append(moved, r)
 		}
-		s.addRefusal(rep)
+		run.refuse(rep)
 	}
 }
 
 // inSweptRepo reports whether p lies in a repository this sweep already
 // neutralised (undoNewRepo): its inert config written back stays.
-func (s *Sandbox) inSweptRepo(p string) bool {
-	for d := range s.sweptRepos {
+func (run *Run) inSweptRepo(p string) bool {
+	for d := range run.sweptRepos {
 		if p == d || strings.HasPrefix(p, d+"/") {
 			return true
 		}

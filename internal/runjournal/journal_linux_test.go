@@ -1,4 +1,4 @@
-package moat
+package runjournal
 
 import (
 	"fmt"
@@ -19,6 +19,14 @@ func withStateRoot(t *testing.T) string {
 	stateRootOverride = root
 	t.Cleanup(func() { stateRootOverride = "" })
 	return root
+}
+
+// openRun opens a run as New does, and collects what it reports.
+func openRun(c Config) (*Run, *[]Found, error) {
+	found := new([]Found)
+	c.Hooks.Refuse = func(f Found) { *found = append(*found, f) }
+	run, err := Open(c)
+	return run, found, err
 }
 
 // TestJournalSweepsDeadRun: a journal whose owner is dead (its PID now
@@ -84,7 +92,7 @@ func TestJournalSweepsDeadRun(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(place, "sub", ".git"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			sb, err := New(Config{})
+			sb, found, err := openRun(Config{ID: newID()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,13 +124,13 @@ func TestJournalSweepsDeadRun(t *testing.T) {
 				t.Errorf("quarantined .git: %v", err)
 			}
 			n := 0
-			for _, r := range sb.Refusals() {
+			for _, r := range *found {
 				if r.Kind == "control-path" && strings.Contains(r.Detail, "without closing") && strings.Contains(r.Detail, q) {
 					n++
 				}
 			}
 			if n != 3 {
-				t.Errorf("want 3 control-path refusals naming %s, got %v", q, sb.Refusals())
+				t.Errorf("want 3 control-path refusals naming %s, got %v", q, *found)
 			}
 			if _, err := os.Stat(filepath.Join(q, "sub", ".git")); err != nil {
 				t.Errorf("quarantined sub/.git: %v", err)
@@ -144,25 +152,24 @@ func TestJournalSweepsDeadRun(t *testing.T) {
 func TestJournalCloseQuarantines(t *testing.T) {
 	root := withStateRoot(t)
 	place := t.TempDir()
-	sb, err := New(Config{WorkDir: place})
+	sb, found, err := openRun(Config{ID: newID(), Places: []string{place}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sb.journal == nil {
+	if sb.file == nil {
 		t.Fatal("control: no journal for a run with a supplied working directory")
 	}
-	if _, err := os.Stat(sb.journal.path); err != nil {
+	if _, err := os.Stat(sb.file.path); err != nil {
 		t.Fatalf("control: the journal is missing during the run: %v", err)
 	}
-	jp := sb.journal.path
+	jp := sb.file.path
 	// As the sandbox would (the run's effect, without needing a host
 	// that can sandbox).
 	if err := os.WriteFile(filepath.Join(place, ".moat-write"), []byte("**\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := sb.Close(); err != nil {
-		t.Fatal(err)
-	}
+	sb.CheckGit(0)
+	sb.Close()
 	entries, _ := os.ReadDir(place)
 	for _, e := range entries {
 		t.Errorf("left in the place: %s", e.Name())
@@ -171,12 +178,12 @@ func TestJournalCloseQuarantines(t *testing.T) {
 	if b, err := os.ReadFile(q); err != nil || string(b) != "**\n" {
 		t.Errorf("quarantined content: %q %v", b, err)
 	}
-	found := false
-	for _, r := range sb.Refusals() {
-		found = found || r.Kind == "control-path" && strings.Contains(r.Detail, q)
+	named := false
+	for _, r := range *found {
+		named = named || r.Kind == "control-path" && strings.Contains(r.Detail, q)
 	}
-	if !found {
-		t.Errorf("no Refusal names %s: %v", q, sb.Refusals())
+	if !named {
+		t.Errorf("no Found names %s: %v", q, *found)
 	}
 	if _, err := os.Lstat(jp); err == nil {
 		t.Errorf("the journal outlived Close")
@@ -239,7 +246,7 @@ func BenchmarkJournalNew(b *testing.B) {
 	}
 	place := b.TempDir()
 	for i := 0; i < 10; i++ {
-		j := &runJournal{Version: journalVersion, ID: randomID(), Owner: selfOwner(),
+		j := &runJournal{Version: journalVersion, ID: newID(), Owner: selfOwner(),
 			Places: []journalPlace{{Path: place}}}
 		if _, err := writeJournal(dir, j); err != nil {
 			b.Fatal(err)
@@ -250,12 +257,12 @@ func BenchmarkJournalNew(b *testing.B) {
 			journalSync = sync
 			defer func() { journalSync = true }()
 			for i := 0; i < b.N; i++ {
-				s := &Sandbox{id: randomID(), workDir: place}
+				s := &Run{id: newID(), places: []string{place}}
 				s.sweepCrashed()
-				if err := s.openJournal(); err != nil {
+				if err := s.openJournal(nil); err != nil {
 					b.Fatal(err)
 				}
-				s.closeJournal()
+				s.Close()
 			}
 		})
 	}
