@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/bytestr"
+	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/gitguard"
 	"github.com/moat-sandbox/moat/internal/hostiletree"
 	"github.com/moat-sandbox/moat/internal/paths"
@@ -438,7 +439,7 @@ func topControlEntries(place string) []journalEntry {
 		if !isTopControlName(e.Name()) {
 			continue
 		}
-		dev, ino, err := fileIdentity(filepath.Join(place, e.Name()))
+		dev, ino, err := fileid.Identity(filepath.Join(place, e.Name()))
 		if err != nil {
 			continue
 		}
@@ -509,7 +510,7 @@ func (s *Sandbox) undoJournal(root string, j *runJournal) {
 				continue
 			}
 			p := filepath.Join(pl.Path, e.Name())
-			dev, ino, err := fileIdentity(p)
+			dev, ino, err := fileid.Identity(p)
 			if err != nil || present[journalEntry{Name: e.Name(), Dev: dev, Ino: ino}] {
 				continue // existed at the dead run's start: never touched
 			}
