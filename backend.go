@@ -19,13 +19,13 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 	cfg := &s.cfg
 	p := spec.Policy{
 		ID:          s.id,
-		WorkDir:     s.workDir,
-		AutoWorkDir: s.autoDir,
+		WorkDir:     s.dirs.Work,
+		AutoWorkDir: s.dirs.Auto,
 		ExecWorkDir: cfg.Build,
 		Level:       specLevel(cfg.Isolation),
 		View:        s.view,
 		// workdir.go
-		Private:  spec.Private{Tmp: s.privateTmp(), VarTmp: s.privateVarTmp(), Home: s.privateHome()},
+		Private:  spec.Private{Tmp: s.dirs.Tmp(), VarTmp: s.dirs.VarTmp(), Home: s.dirs.PrivateHome()},
 		AllowGPU: cfg.security().AllowGPU,
 		// security.go: the device classes besides the GPU.
 		AllowNPU:      cfg.security().AllowNPU,

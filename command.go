@@ -258,7 +258,7 @@ func (c *Cmd) Start() error {
 
 func (c *Cmd) start() error {
 	env := c.sb.cmdEnv(c.Env) // env_path.go: TMPDIR as seen inside
-	dir := c.sb.resolveDir(c.Dir)
+	dir := c.sb.dirs.CommandDir(c.Dir)
 	args := c.Args
 	if len(args) == 0 {
 		args = []string{c.Path}
@@ -266,7 +266,7 @@ func (c *Cmd) start() error {
 	if !c.checked { // prestart.go: Cmd.Check ran them already
 		c.sb.preStartCheck(func() []string { return env }, c.Env, append([]string{c.Path}, args[1:]...))
 	}
-	path, err := c.sb.resolveExecutable(c.Path, dir, env)
+	path, err := c.resolveExecutable(c.Path, dir, env)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			c.sb.noteHiddenProgram(c.Path)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/moat-sandbox/moat/internal/fileid"
+	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
 // withStateRoot points the moat state directory at a fresh directory for
@@ -252,7 +253,7 @@ func BenchmarkJournalNew(b *testing.B) {
 			journalSync = sync
 			defer func() { journalSync = true }()
 			for i := 0; i < b.N; i++ {
-				s := &Sandbox{id: randomID(), workDir: place}
+				s := &Sandbox{id: randomID(), dirs: statedir.Dirs{Work: place}}
 				s.sweepCrashed()
 				if err := s.openJournal(); err != nil {
 					b.Fatal(err)

@@ -16,7 +16,7 @@ func (s *Sandbox) diskLimit() int64 {
 	case v == 0:
 		return 0
 	}
-	free, err := freeBytes(s.workDir)
+	free, err := freeBytes(s.dirs.Work)
 	if err != nil {
 		return 0
 	}
@@ -62,7 +62,7 @@ func (s *Sandbox) inodeLimit() int64 {
 // system each lies: the working directory, the private roots, and the
 // writable grants. The disk watch counts each file system once.
 func (s *Sandbox) diskRoots() []string {
-	roots := append([]string{s.workDir}, s.privateRoots()...)
+	roots := append([]string{s.dirs.Work}, s.dirs.PrivateRoots(s.cacheStores())...)
 	for _, g := range s.cfg.Grants {
 		if g.Access.CanWrite() {
 			roots = append(roots, g.Path)

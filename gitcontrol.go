@@ -33,8 +33,8 @@ type gitSnapshot = gitguard.Snapshot
 // directory is removed by Close, so nothing in it can run later.
 func (s *Sandbox) gitPlaces() []string {
 	var out []string
-	if !s.autoDir && s.workDir != "" {
-		out = append(out, s.workDir)
+	if !s.dirs.Auto && s.dirs.Work != "" {
+		out = append(out, s.dirs.Work)
 	}
 	for _, g := range s.cfg.Grants {
 		if g.Access&WRITE != 0 {

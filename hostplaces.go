@@ -10,8 +10,8 @@ import "github.com/moat-sandbox/moat/internal/hostinput"
 // there is refused unless the user pinned its content.
 func (s *Sandbox) outlivingPlaces() []string {
 	out := s.gitPlaces()
-	if s.homeDir != "" {
-		out = append(out, s.homeDir)
+	if s.dirs.Home != "" {
+		out = append(out, s.dirs.Home)
 	}
 	out = append(out, s.cacheStores()...) // caches.go
 	if p := s.cfg.Python; p != nil && p.AllowPipInstall && p.Venv != "" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/diskwatch"
+	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
 func TestFormatBytes(t *testing.T) {
@@ -100,7 +101,7 @@ func TestInodeLimit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Sandbox{workDir: dir, cfg: Config{Limits: Limits{DiskInodes: tc.inodes}}, diskLimitBytes: tc.disk}
+			s := &Sandbox{dirs: statedir.Dirs{Work: dir}, cfg: Config{Limits: Limits{DiskInodes: tc.inodes}}, diskLimitBytes: tc.disk}
 			want := tc.want
 			if free >= 0 && tc.inodes == 0 {
 				want = min(want, free/2)
@@ -114,7 +115,7 @@ func TestInodeLimit(t *testing.T) {
 	// create and remove files on the same file system meanwhile, so the
 	// count is read just before and just after: the answer must be half
 	// of one of the counts seen between them, exactly when they agree.
-	s := &Sandbox{workDir: dir}
+	s := &Sandbox{dirs: statedir.Dirs{Work: dir}}
 	before := diskwatch.FreeInodes([]string{dir})
 	got := s.inodeLimit()
 	after := diskwatch.FreeInodes([]string{dir})

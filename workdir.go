@@ -26,12 +26,12 @@ func (s *Sandbox) prepareWorkDir() error {
 	if err != nil {
 		return errorf("%w", err)
 	}
-	s.stateDir, s.homeDir = state, home
+	s.dirs.State, s.dirs.Home = state, home
 	if s.cfg.WorkDir == "" {
-		s.workDir, err = statedir.NewWorkDir(state, s.id)
-		s.autoDir = err == nil
+		s.dirs.Work, err = statedir.NewWorkDir(state, s.id)
+		s.dirs.Auto = err == nil
 	} else {
-		s.workDir, err = statedir.ResolveWorkDir(s.cfg.WorkDir)
+		s.dirs.Work, err = statedir.ResolveWorkDir(s.cfg.WorkDir)
 	}
 	if err != nil {
 		s.removeWorkDir()
@@ -44,56 +44,13 @@ func (s *Sandbox) prepareWorkDir() error {
 	return nil
 }
 
-// removeWorkDir removes the automatic working directory, then the state
-// directory (private temp and home). In that order: the state directory's
-// owner marker is what lets a later sweep remove an automatic working
-// directory that a crash left behind, so it goes last.
+// removeWorkDir releases the kept caches, then removes the automatic
+// working directory and the state directory (private temp and home), in
+// the order statedir.Dirs.Remove gives.
 func (s *Sandbox) removeWorkDir() error {
 	cacheErr := s.releaseCaches() // caches.go
-	var workErr error
-	if s.autoDir && s.workDir != "" {
-		if err := statedir.RemoveAll(s.workDir); err != nil {
-			workErr = errorf("workdir %q: %w", s.workDir, err)
-		}
-	}
-	if workErr != nil {
-		return workErr // the state directory stays, so the sweep finds both
-	}
-	if err := statedir.RemoveState(s.stateDir); err != nil {
+	if err := s.dirs.Remove(); err != nil {
 		return errorf("%w", err)
 	}
-	s.stateDir = ""
 	return cacheErr
-}
-
-// privateRoots are the per-sandbox host directories (private temp, private
-// home, build scratch) that the sandbox writes besides its working
-// directory and grants, and its kept cache stores. They count against the
-// disk limit. Close removes them, except a home supplied by Config.Home
-// and the cache stores, which are kept.
-func (s *Sandbox) privateRoots() []string {
-	var out []string
-	if s.stateDir != "" {
-		out = append(out, s.stateDir)
-	}
-	if s.homeDir != "" {
-		out = append(out, s.homeDir)
-	}
-	return append(out, s.cacheStores()...)
-}
-
-// privateTmp is the host directory that is the sandbox's /tmp (and TMPDIR);
-// "" before the state directory exists.
-func (s *Sandbox) privateTmp() string { return statedir.Sub(s.stateDir, statedir.TmpName) }
-
-// privateVarTmp is the host directory that is the sandbox's /var/tmp.
-func (s *Sandbox) privateVarTmp() string { return statedir.Sub(s.stateDir, statedir.VarTmpName) }
-
-// privateHome is the sandbox's HOME, at the same path inside as on the
-// host: the supplied Config.Home, or a fresh one in the state directory.
-func (s *Sandbox) privateHome() string {
-	if s.homeDir != "" {
-		return s.homeDir
-	}
-	return statedir.Sub(s.stateDir, statedir.HomeName)
 }
