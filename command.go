@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moat-sandbox/moat/internal/limitkill"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -350,7 +351,7 @@ func (c *Cmd) watchContext() {
 func (c *Cmd) armLimits() {
 	lim := c.sb.cfg.Limits
 	if lim.Timeout > 0 {
-		c.timer = time.AfterFunc(lim.Timeout, func() { c.killLimit(timeoutKill(lim.Timeout)) })
+		c.timer = time.AfterFunc(lim.Timeout, func() { c.killLimit(limitkill.Timeout(lim.Timeout)) })
 	}
 	c.watchdog = c.sb.watchDisk(c)
 }
@@ -403,7 +404,7 @@ func (c *Cmd) Wait() error {
 		if reason == "" {
 			if detail := c.launch.Reason(); detail != "" {
 				// The only limit the sandbox itself watches: memory.
-				reason = c.limitKilled(memoryKill(c.sb.cfg.Limits.MemoryBytes, detail))
+				reason = c.limitKilled(limitkill.Memory(c.sb.cfg.Limits.MemoryBytes, detail))
 			} else if k, ok := c.kernelLimitKill(state, c.fileSize); ok {
 				reason = c.limitKilled(k)
 			}
@@ -415,7 +416,7 @@ func (c *Cmd) Wait() error {
 
 // killLimit kills the command's whole process tree because it passed limit
 // k, which is recorded once, as the ExitError's reason and a refusal.
-func (c *Cmd) killLimit(k limitKill) {
+func (c *Cmd) killLimit(k limitkill.Kill) {
 	c.limitKilled(k)
 	c.killTree("")
 }
