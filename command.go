@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"sync"
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/limitkill"
+	"github.com/moat-sandbox/moat/internal/lookpath"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -498,4 +500,73 @@ func (b *syncBuffer) Bytes() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Bytes()
+}
+
+// limitRefusal is limit kill k as a refusal of kind "limit".
+func limitRefusal(k limitkill.Kill) Refusal {
+	return Refusal{Kind: "limit", Subject: k.Subject, Detail: k.Detail, Setting: k.Setting, Value: k.Value}.derived()
+}
+
+// limitKilled records k once: as the reason the ExitError gives (the first
+// one wins) and as a refusal of the sandbox.
+func (c *Cmd) limitKilled(k limitkill.Kill) string {
+	r := limitRefusal(k)
+	reason := r.String()
+	c.mu.Lock()
+	first := c.reason == ""
+	if first {
+		c.reason, c.limit = reason, k.Subject
+	}
+	c.mu.Unlock()
+	if first {
+		c.sb.addRefusal(r)
+	}
+	return reason
+}
+
+// limitOf names the limit that ended the command, or "" for none.
+func (c *Cmd) limitOf() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.limit
+}
+
+// kernelLimitKill recognises a command the kernel ended for one of moat's
+// rlimits, from its wait status (internal/limitkill: FromExit).
+func (c *Cmd) kernelLimitKill(state *os.ProcessState, fsize int64) (limitkill.Kill, bool) {
+	lim := c.sb.cfg.Limits
+	return limitkill.FromExit(state, fsize, limitkill.Limits{CPUSeconds: lim.CPUSeconds, FileSizeBytes: lim.FileSizeBytes, DiskBytes: c.sb.diskLimitBytes}, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.diskSpent
+	})
+}
+
+var errPermission = fs.ErrPermission
+
+// commandError is a command that cannot be found or may not be executed in
+// the sandbox. It matches exec.ErrNotFound or fs.ErrPermission.
+type commandError struct {
+	msg   string
+	kind  error // exec.ErrNotFound, fs.ErrPermission, or nil
+	cause error // the platform's own error, if any
+}
+
+func (e *commandError) Error() string { return "moat: " + e.msg }
+func (e *commandError) Unwrap() error { return e.kind }
+
+// resolveExecutable finds name as the sandbox would, with the sandbox's
+// PATH, and checks that the file it finally names lies where the sandbox may
+// execute (internal/lookpath). Failing here gives a clear error instead of a
+// bare EACCES from inside the sandbox.
+func (c *Cmd) resolveExecutable(name, dir string, env []string) (string, error) {
+	path, err := lookpath.Resolve(name, dir, lookupEnv(env, "PATH"), c.sb.backend.ExecRoots())
+	var le *lookpath.Error
+	if errors.As(err, &le) {
+		if le.Refused != "" {
+			c.sb.noteExecRefused(le.Refused)
+		}
+		return "", &commandError{msg: le.Msg, kind: le.Kind}
+	}
+	return path, err
 }
