@@ -80,7 +80,7 @@ type Cmd struct {
 
 	mu     sync.Mutex
 	reason string
-	limit  string // the limit that ended the command (limitkill.go), with reason
+	limit  string // the limit that ended the command (limitKilled), with reason
 	// overAtExit is set when the disk watch's last sample, after the
 	// command ended, found a limit passed (disk.go): the command fails
 	// even if it exited 0.

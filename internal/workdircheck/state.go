@@ -13,7 +13,7 @@ import (
 // trusted: a sandbox that could write it could erase the record of what
 // it may have written, or forge a pin. A place that holds it (a grant of
 // the home) is fine: every view hides the state directory
-// (protectStateRoot).
+// (moat's protectStateRoot).
 func StatePlaces(root, workDir, home string, grants []string) error {
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
