@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/hostview"
 
 	"github.com/moat-sandbox/moat/internal/paths"
@@ -413,7 +414,7 @@ func CheckHostFilePath(subject, path string, cfg Config) error {
 	if cfg.Isolation == IsolationPermissive && !auditLogProtected(target, cfg) {
 		return refuse("at isolation permissive the sandbox can write every file you can")
 	}
-	if n := hardLinks(target); n > 1 {
+	if n := fileid.HardLinks(target); n > 1 {
 		return refuse("the file has %d hard links, and the sandbox may be able to write another of them", n)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/hostview"
 	"github.com/moat-sandbox/moat/internal/runjournal"
 	"github.com/moat-sandbox/moat/internal/spec"
@@ -19,13 +20,13 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 	cfg := &s.cfg
 	p := spec.Policy{
 		ID:          s.id,
-		WorkDir:     s.workDir,
-		AutoWorkDir: s.autoDir,
+		WorkDir:     s.dirs.Work,
+		AutoWorkDir: s.dirs.Auto,
 		ExecWorkDir: cfg.Build,
 		Level:       specLevel(cfg.Isolation),
 		View:        s.view,
 		// workdir.go
-		Private:  spec.Private{Tmp: s.privateTmp(), VarTmp: s.privateVarTmp(), Home: s.privateHome()},
+		Private:  spec.Private{Tmp: s.dirs.Tmp(), VarTmp: s.dirs.VarTmp(), Home: s.dirs.PrivateHome()},
 		AllowGPU: cfg.security().AllowGPU,
 		// security.go: the device classes besides the GPU.
 		AllowNPU:      cfg.security().AllowNPU,
@@ -45,14 +46,14 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 	}
 	for _, g := range cfg.Grants {
 		// The object checked now is the one the sandbox must find at start.
-		dev, ino, err := fileIdentity(g.Path)
+		dev, ino, err := fileid.Identity(g.Path)
 		if err != nil {
 			return p, errorf("grant %q: %w", g.Path, err)
 		}
 		p.Grants = append(p.Grants, spec.Grant{Path: g.Path, Write: g.Access.CanWrite(), Exec: g.Access.CanExec(), Dev: dev, Ino: ino})
 	}
 	for _, store := range s.cacheStores() { // caches.go: writable, never executable
-		dev, ino, err := fileIdentity(store)
+		dev, ino, err := fileid.Identity(store)
 		if err != nil {
 			return p, errorf("cache store %q: %w", store, err)
 		}
@@ -213,7 +214,7 @@ func socketGrants(paths []string) ([]spec.Socket, error) {
 		if fi.Mode().Type() != os.ModeSocket {
 			return nil, errorf("socket %q: not a Unix socket", p)
 		}
-		dev, ino := identityOf(fi)
+		dev, ino := fileid.IdentityOf(fi)
 		out = append(out, spec.Socket{Path: p, Dev: dev, Ino: ino})
 	}
 	return out, nil

@@ -36,10 +36,10 @@ const buildSetting = "build"
 // buildScratch returns build mode's executable scratch directory, or "" when
 // build mode is off or the sandbox has no state directory yet.
 func (s *Sandbox) buildScratch() string {
-	if !s.cfg.Build || s.stateDir == "" {
+	if !s.cfg.Build || s.dirs.State == "" {
 		return ""
 	}
-	return statedir.Sub(s.stateDir, statedir.BuildName)
+	return statedir.Sub(s.dirs.State, statedir.BuildName)
 }
 
 // prepareBuild creates build mode's scratch directory in the sandbox's
@@ -49,7 +49,7 @@ func (s *Sandbox) prepareBuild() (string, error) {
 	if !s.cfg.Build {
 		return "", nil
 	}
-	if s.stateDir == "" {
+	if s.dirs.State == "" {
 		return "", errorf("build mode: the sandbox has no state directory for its scratch directory")
 	}
 	scratch := s.buildScratch()
@@ -73,7 +73,7 @@ func (s *Sandbox) wxLayer() Layer {
 	l := Layer{Name: "write-xor-execute", Active: !s.cfg.Build}
 	switch {
 	case s.cfg.Build:
-		l.Detail = "given up by build mode (--build) for the working directory " + s.workDir
+		l.Detail = "given up by build mode (--build) for the working directory " + s.dirs.Work
 		if d := s.buildScratch(); d != "" {
 			l.Detail += " and the build scratch " + d + " (GOTMPDIR)"
 		}
@@ -107,7 +107,7 @@ func (s *Sandbox) noteExecRefused(real string) {
 // backend's supervisor saw it (noteSocketRefusals).
 func (s *Sandbox) noteWrittenExec(path string) {
 	r := Refusal{Kind: "exec", Subject: path, Detail: wxDetail}
-	if !paths.UnderAny(path, []string{s.workDir}) {
+	if !paths.UnderAny(path, []string{s.dirs.Work}) {
 		r.Detail += "; build mode makes only the working directory and Go's GOTMPDIR executable"
 	}
 	if !s.cfg.Build {
@@ -120,7 +120,7 @@ func (s *Sandbox) noteWrittenExec(path string) {
 // working directory, its private temp and home (workdir.go), a writable
 // grant.
 func (s *Sandbox) writtenPlace(path string) bool {
-	places := append([]string{s.workDir}, s.privateRoots()...)
+	places := append([]string{s.dirs.Work}, s.dirs.PrivateRoots(s.cacheStores())...)
 	for _, g := range s.cfg.Grants {
 		if g.Access.CanWrite() {
 			places = append(places, g.Path)

@@ -53,12 +53,12 @@ func (s *Sandbox) openCaches() error {
 	if err != nil {
 		return err
 	}
-	project, err := cachehome.Identify(s.workDir)
+	project, err := cachehome.Identify(s.dirs.Work)
 	if errors.Is(err, cachehome.ErrNoIdentity) {
 		return nil // a re-made directory could not be told apart: a throwaway home
 	}
 	if err != nil {
-		return errorf("keep caches: working directory %q: %w", s.workDir, err)
+		return errorf("keep caches: working directory %q: %w", s.dirs.Work, err)
 	}
 	layout, err := cacheLayout()
 	if err != nil {
@@ -73,7 +73,7 @@ func (s *Sandbox) openCaches() error {
 	// Stores inside the working directory (a home working directory, say)
 	// would be writable through it, all of them; stores in the state
 	// directory would show it. Either way: a throwaway home.
-	if paths.Under(root, s.workDir) || paths.Under(s.workDir, root) || paths.Under(root, filepath.Dir(layout.Records)) {
+	if paths.Under(root, s.dirs.Work) || paths.Under(s.dirs.Work, root) || paths.Under(root, filepath.Dir(layout.Records)) {
 		return nil
 	}
 	lease, err := cachehome.Open(layout, project, policy)
@@ -83,7 +83,7 @@ func (s *Sandbox) openCaches() error {
 		// which keeps nothing and trusts nothing.
 		return nil
 	}
-	if err := lease.Link(s.privateHome()); err != nil {
+	if err := lease.Link(s.dirs.PrivateHome()); err != nil {
 		lease.Close(1)
 		return errorf("keep caches: %w", err)
 	}

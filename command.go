@@ -5,11 +5,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"sync"
 	"time"
 
+	"github.com/moat-sandbox/moat/internal/limitkill"
+	"github.com/moat-sandbox/moat/internal/lookpath"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -77,7 +80,7 @@ type Cmd struct {
 
 	mu     sync.Mutex
 	reason string
-	limit  string // the limit that ended the command (limitkill.go), with reason
+	limit  string // the limit that ended the command (limitKilled), with reason
 	// overAtExit is set when the disk watch's last sample, after the
 	// command ended, found a limit passed (disk.go): the command fails
 	// even if it exited 0.
@@ -258,7 +261,7 @@ func (c *Cmd) Start() error {
 
 func (c *Cmd) start() error {
 	env := c.sb.cmdEnv(c.Env) // env_path.go: TMPDIR as seen inside
-	dir := c.sb.resolveDir(c.Dir)
+	dir := c.sb.dirs.CommandDir(c.Dir)
 	args := c.Args
 	if len(args) == 0 {
 		args = []string{c.Path}
@@ -266,7 +269,7 @@ func (c *Cmd) start() error {
 	if !c.checked { // prestart.go: Cmd.Check ran them already
 		c.sb.preStartCheck(func() []string { return env }, c.Env, append([]string{c.Path}, args[1:]...))
 	}
-	path, err := c.sb.resolveExecutable(c.Path, dir, env)
+	path, err := c.resolveExecutable(c.Path, dir, env)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			c.sb.noteHiddenProgram(c.Path)
@@ -350,7 +353,7 @@ func (c *Cmd) watchContext() {
 func (c *Cmd) armLimits() {
 	lim := c.sb.cfg.Limits
 	if lim.Timeout > 0 {
-		c.timer = time.AfterFunc(lim.Timeout, func() { c.killLimit(timeoutKill(lim.Timeout)) })
+		c.timer = time.AfterFunc(lim.Timeout, func() { c.killLimit(limitkill.Timeout(lim.Timeout)) })
 	}
 	c.watchdog = c.sb.watchDisk(c)
 }
@@ -403,7 +406,7 @@ func (c *Cmd) Wait() error {
 		if reason == "" {
 			if detail := c.launch.Reason(); detail != "" {
 				// The only limit the sandbox itself watches: memory.
-				reason = c.limitKilled(memoryKill(c.sb.cfg.Limits.MemoryBytes, detail))
+				reason = c.limitKilled(limitkill.Memory(c.sb.cfg.Limits.MemoryBytes, detail))
 			} else if k, ok := c.kernelLimitKill(state, c.fileSize); ok {
 				reason = c.limitKilled(k)
 			}
@@ -415,7 +418,7 @@ func (c *Cmd) Wait() error {
 
 // killLimit kills the command's whole process tree because it passed limit
 // k, which is recorded once, as the ExitError's reason and a refusal.
-func (c *Cmd) killLimit(k limitKill) {
+func (c *Cmd) killLimit(k limitkill.Kill) {
 	c.limitKilled(k)
 	c.killTree("")
 }
@@ -497,4 +500,73 @@ func (b *syncBuffer) Bytes() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Bytes()
+}
+
+// limitRefusal is limit kill k as a refusal of kind "limit".
+func limitRefusal(k limitkill.Kill) Refusal {
+	return Refusal{Kind: "limit", Subject: k.Subject, Detail: k.Detail, Setting: k.Setting, Value: k.Value}.derived()
+}
+
+// limitKilled records k once: as the reason the ExitError gives (the first
+// one wins) and as a refusal of the sandbox.
+func (c *Cmd) limitKilled(k limitkill.Kill) string {
+	r := limitRefusal(k)
+	reason := r.String()
+	c.mu.Lock()
+	first := c.reason == ""
+	if first {
+		c.reason, c.limit = reason, k.Subject
+	}
+	c.mu.Unlock()
+	if first {
+		c.sb.addRefusal(r)
+	}
+	return reason
+}
+
+// limitOf names the limit that ended the command, or "" for none.
+func (c *Cmd) limitOf() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.limit
+}
+
+// kernelLimitKill recognises a command the kernel ended for one of moat's
+// rlimits, from its wait status (internal/limitkill: FromExit).
+func (c *Cmd) kernelLimitKill(state *os.ProcessState, fsize int64) (limitkill.Kill, bool) {
+	lim := c.sb.cfg.Limits
+	return limitkill.FromExit(state, fsize, limitkill.Limits{CPUSeconds: lim.CPUSeconds, FileSizeBytes: lim.FileSizeBytes, DiskBytes: c.sb.diskLimitBytes}, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.diskSpent
+	})
+}
+
+var errPermission = fs.ErrPermission
+
+// commandError is a command that cannot be found or may not be executed in
+// the sandbox. It matches exec.ErrNotFound or fs.ErrPermission.
+type commandError struct {
+	msg   string
+	kind  error // exec.ErrNotFound, fs.ErrPermission, or nil
+	cause error // the platform's own error, if any
+}
+
+func (e *commandError) Error() string { return "moat: " + e.msg }
+func (e *commandError) Unwrap() error { return e.kind }
+
+// resolveExecutable finds name as the sandbox would, with the sandbox's
+// PATH, and checks that the file it finally names lies where the sandbox may
+// execute (internal/lookpath). Failing here gives a clear error instead of a
+// bare EACCES from inside the sandbox.
+func (c *Cmd) resolveExecutable(name, dir string, env []string) (string, error) {
+	path, err := lookpath.Resolve(name, dir, lookupEnv(env, "PATH"), c.sb.backend.ExecRoots())
+	var le *lookpath.Error
+	if errors.As(err, &le) {
+		if le.Refused != "" {
+			c.sb.noteExecRefused(le.Refused)
+		}
+		return "", &commandError{msg: le.Msg, kind: le.Kind}
+	}
+	return path, err
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/diskwatch"
+	"github.com/moat-sandbox/moat/internal/limitkill"
 )
 
 // diskLimit returns the bytes the working directory's file system may lose
@@ -16,7 +17,7 @@ func (s *Sandbox) diskLimit() int64 {
 	case v == 0:
 		return 0
 	}
-	free, err := freeBytes(s.workDir)
+	free, err := freeBytes(s.dirs.Work)
 	if err != nil {
 		return 0
 	}
@@ -62,7 +63,7 @@ func (s *Sandbox) inodeLimit() int64 {
 // system each lies: the working directory, the private roots, and the
 // writable grants. The disk watch counts each file system once.
 func (s *Sandbox) diskRoots() []string {
-	roots := append([]string{s.workDir}, s.privateRoots()...)
+	roots := append([]string{s.dirs.Work}, s.dirs.PrivateRoots(s.cacheStores())...)
 	for _, g := range s.cfg.Grants {
 		if g.Access.CanWrite() {
 			roots = append(roots, g.Path)
@@ -108,25 +109,25 @@ func (s *Sandbox) watchDisk(c *Cmd) (stop func()) {
 	}
 	s.diskWatches.Add(1)
 	stop, err := diskwatch.Watch(s.diskRoots(), s.diskLimitBytes, s.diskInodeLimit, pid, c.fileSize > 0, func(e diskwatch.Exceeded) {
-		var k limitKill
+		var k limitkill.Kill
 		switch {
 		case e.Unmeasured:
-			k = diskUnmeasuredKill(e.Err)
+			k = limitkill.DiskUnmeasured(e.Err)
 		case e.Inodes:
-			k = inodeKill(e.Limit, e.Used)
+			k = limitkill.Inodes(e.Limit, e.Used)
 		default:
-			k = diskKill(e.Limit, e.Used)
+			k = limitkill.Disk(e.Limit, e.Used)
 		}
 		if e.AtExit {
 			c.mu.Lock()
 			c.overAtExit = true
 			c.mu.Unlock()
-			k = k.atExit()
+			k = k.AtExit()
 		}
 		c.killLimit(k)
 	}, func(int64) { c.noteDiskSpent() })
 	if err != nil {
-		c.killLimit(diskUnmeasuredKill(err))
+		c.killLimit(limitkill.DiskUnmeasured(err))
 		return func() {}
 	}
 	return stop
@@ -154,5 +155,5 @@ func (c *Cmd) noteDiskSpent() {
 	c.mu.Lock()
 	c.diskSpent = true
 	c.mu.Unlock()
-	c.sb.addRefusal(diskSpentKill(c.sb.diskLimitBytes).refusal())
+	c.sb.addRefusal(limitRefusal(limitkill.DiskSpent(c.sb.diskLimitBytes)))
 }

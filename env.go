@@ -22,9 +22,9 @@ func (s *Sandbox) baseEnv() []string {
 	// working directory: Go ignores a go.mod at the temp root, and tools
 	// would fill a supplied project with caches. TMPDIR is the host path
 	// here; envNow says /tmp where that is the private temp.
-	home, tmp := s.privateHome(), s.privateTmp()
+	home, tmp := s.dirs.PrivateHome(), s.dirs.Tmp()
 	if home == "" || tmp == "" { // no state directory: never in practice
-		home, tmp = s.workDir, s.workDir
+		home, tmp = s.dirs.Work, s.dirs.Work
 	}
 	name := hostview.UserName()
 	env := []string{

@@ -18,7 +18,7 @@ func (s *Sandbox) sandboxPath() string {
 		Denied:    hostview.NeverOnPath(),
 		Protected: s.view.Protected,
 	}
-	rules.Writable = append([]string{s.workDir}, s.privateRoots()...)
+	rules.Writable = append([]string{s.dirs.Work}, s.dirs.PrivateRoots(s.cacheStores())...)
 	for _, g := range s.cfg.Grants {
 		switch {
 		case g.Access.CanWrite() && g.Access.CanExec():
@@ -37,12 +37,12 @@ func (s *Sandbox) sandboxPath() string {
 // where the sandbox's /tmp is its private temp (a mount namespace, and no
 // grant showing the host's /tmp there), else the private temp's host path.
 func (s *Sandbox) tempInside() string {
-	if s.privateTmp() == "" {
+	if s.dirs.Tmp() == "" {
 		return ""
 	}
 	for _, g := range s.cfg.Grants {
 		if paths.Under("/tmp", g.Path) {
-			return s.privateTmp()
+			return s.dirs.Tmp()
 		}
 	}
 	if s.backend != nil {
@@ -52,7 +52,7 @@ func (s *Sandbox) tempInside() string {
 			}
 		}
 	}
-	return s.privateTmp()
+	return s.dirs.Tmp()
 }
 
 // envNow is the sandbox's environment for a command starting now: the base
@@ -60,7 +60,7 @@ func (s *Sandbox) tempInside() string {
 // seen, which depends on whether the engine still uses a mount namespace.
 // A value set through Config.Env is left as it is.
 func (s *Sandbox) envNow() []string {
-	host, inside := s.privateTmp(), s.tempInside()
+	host, inside := s.dirs.Tmp(), s.tempInside()
 	if host == "" || host == inside {
 		return s.env
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/moat-sandbox/moat/internal/workdircheck"
 )
 
 func TestCheckHome(t *testing.T) {
@@ -43,7 +45,7 @@ func TestCheckHome(t *testing.T) {
 		})
 	}
 	// Config.Home must not overlap the working directory.
-	if _, err := checkHomeConfig(filepath.Join(fake, "projects/p"), filepath.Join(fake, "projects")); err == nil || !strings.Contains(err.Error(), "overlaps the working directory") {
+	if _, err := workdircheck.HomeConfig(filepath.Join(fake, "projects/p"), filepath.Join(fake, "projects"), ToolchainPaths); err == nil || !strings.Contains(err.Error(), "overlaps the working directory") {
 		t.Errorf("a home inside the working directory: %v", err)
 	}
 }

@@ -148,13 +148,13 @@ func ipcBinary() (string, error) {
 // the permissive level, which writes everything but shared temp, it
 // goes in the state directory when that lies in shared temp, else in /tmp.
 func (s *Sandbox) makeIPCDir() (dir string, own bool, err error) {
-	if s.stateDir == "" {
+	if s.dirs.State == "" {
 		return "", false, errorf("ipc: the sandbox has no state directory")
 	}
 	fits := func(d string) bool { return len(filepath.Join(d, ipcSocketName)) <= ipc.MaxSocketPath }
 	if s.cfg.Isolation != IsolationPermissive {
 		for _, base := range ipcBases() {
-			if s.writtenPlace(base) || paths.UnderAny(base, []string{s.workDir}) {
+			if s.writtenPlace(base) || paths.UnderAny(base, []string{s.dirs.Work}) {
 				continue
 			}
 			sweepIPCOnce(base) // ipc_dirs_unix.go: what a crash left
@@ -166,7 +166,7 @@ func (s *Sandbox) makeIPCDir() (dir string, own bool, err error) {
 			}
 		}
 	}
-	dir = filepath.Join(s.stateDir, "ipc")
+	dir = filepath.Join(s.dirs.State, "ipc")
 	if fits(dir) && !s.ipcDirWritable(dir) {
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			return "", false, errorf("ipc: %w", err)

@@ -20,8 +20,8 @@ func (s *Sandbox) openJournal() error {
 	// grants. An automatic working directory is removed by Close, so
 	// nothing in it can run later.
 	var places []string
-	if !s.autoDir && s.workDir != "" {
-		places = append(places, s.workDir)
+	if !s.dirs.Auto && s.dirs.Work != "" {
+		places = append(places, s.dirs.Work)
 	}
 	for _, g := range s.cfg.Grants {
 		if g.Access&WRITE != 0 {
@@ -32,8 +32,8 @@ func (s *Sandbox) openJournal() error {
 	// supplied home, the kept cache stores and a venv it may install
 	// into.
 	var outliving []string
-	if s.homeDir != "" {
-		outliving = append(outliving, s.homeDir)
+	if s.dirs.Home != "" {
+		outliving = append(outliving, s.dirs.Home)
 	}
 	outliving = append(outliving, s.cacheStores()...) // caches.go
 	if p := s.cfg.Python; p != nil && p.AllowPipInstall && p.Venv != "" {

@@ -9,33 +9,26 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/diskwatch"
+	"github.com/moat-sandbox/moat/internal/limitkill"
+	"github.com/moat-sandbox/moat/internal/statedir"
 )
-
-func TestFormatBytes(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 bytes", 1023: "1023 bytes", 1024: "1 KiB", 64 << 20: "64 MiB",
-		3 << 29: "1.5 GiB", 5 << 40: "5 TiB", 20<<20 + 1: "20.0 MiB"} {
-		if got := formatBytes(n); got != want {
-			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
 
 // Every limit kill reads as one line naming the limit and its flag.
 func TestLimitKillLines(t *testing.T) {
 	cases := []struct {
-		k    limitKill
+		k    limitkill.Kill
 		want string
 	}{
-		{memoryKill(64<<20, "resident 10 MiB, socket buffers 60 MiB"), "limit: memory: killed: the sandbox used more than 64 MiB (resident 10 MiB, socket buffers 60 MiB) (--memory SIZE, Limits.MemoryBytes)"},
-		{memoryKill(64<<20, "unmeasured: process 7: 2 of its threads run, and none shows the process's memory"), "limit: memory: killed: the memory watch could not measure the sandbox (process 7: 2 of its threads run, and none shows the process's memory), which is treated as over its 64 MiB limit (--memory unlimited, Limits.MemoryBytes -1)"},
-		{diskKill(20<<20, 21<<20), "limit: disk: killed: the sandbox wrote 21 MiB, more than its 20 MiB (--disk SIZE, Limits.DiskBytes)"},
-		{inodeKill(5120, 5200), "limit: disk-inodes: killed: the sandbox created 5200 files and directories, more than its 5120 (--disk-inodes N, Limits.DiskInodes)"},
-		{cpuKill(2), "limit: cpu-time: killed: a process used 2s of CPU time (--cpu-time SECONDS, Limits.CPUSeconds)"},
-		{timeoutKill(time.Second), "limit: timeout: killed after 1s (--timeout DURATION, Limits.Timeout)"},
-		{fileSizeKill(1024), "limit: file-size: killed: a file reached 1 KiB (--file-size SIZE, Limits.FileSizeBytes)"},
+		{limitkill.Memory(64<<20, "resident 10 MiB, socket buffers 60 MiB"), "limit: memory: killed: the sandbox used more than 64 MiB (resident 10 MiB, socket buffers 60 MiB) (--memory SIZE, Limits.MemoryBytes)"},
+		{limitkill.Memory(64<<20, "unmeasured: process 7: 2 of its threads run, and none shows the process's memory"), "limit: memory: killed: the memory watch could not measure the sandbox (process 7: 2 of its threads run, and none shows the process's memory), which is treated as over its 64 MiB limit (--memory unlimited, Limits.MemoryBytes -1)"},
+		{limitkill.Disk(20<<20, 21<<20), "limit: disk: killed: the sandbox wrote 21 MiB, more than its 20 MiB (--disk SIZE, Limits.DiskBytes)"},
+		{limitkill.Inodes(5120, 5200), "limit: disk-inodes: killed: the sandbox created 5200 files and directories, more than its 5120 (--disk-inodes N, Limits.DiskInodes)"},
+		{limitkill.CPU(2), "limit: cpu-time: killed: a process used 2s of CPU time (--cpu-time SECONDS, Limits.CPUSeconds)"},
+		{limitkill.Timeout(time.Second), "limit: timeout: killed after 1s (--timeout DURATION, Limits.Timeout)"},
+		{limitkill.FileSize(1024), "limit: file-size: killed: a file reached 1 KiB (--file-size SIZE, Limits.FileSizeBytes)"},
 	}
 	for _, tc := range cases {
-		if got := tc.k.refusal().String(); got != tc.want {
+		if got := limitRefusal(tc.k).String(); got != tc.want {
 			t.Errorf("got  %q\nwant %q", got, tc.want)
 		}
 	}
@@ -64,7 +57,7 @@ func TestKernelLimitKill(t *testing.T) {
 			_ = c.Run()
 			cmd := &Cmd{sb: &Sandbox{cfg: Config{Limits: tc.lim}}}
 			k, ok := cmd.kernelLimitKill(c.ProcessState, tc.fsize)
-			if ok != (tc.subject != "") || k.subject != tc.subject {
+			if ok != (tc.subject != "") || k.Subject != tc.subject {
 				t.Fatalf("kernelLimitKill = %+v, %v; want subject %q", k, ok, tc.subject)
 			}
 		})
@@ -74,9 +67,9 @@ func TestKernelLimitKill(t *testing.T) {
 // A limit kill is recorded once: the first reason wins and one refusal.
 func TestLimitKilledOnce(t *testing.T) {
 	c := &Cmd{sb: &Sandbox{}}
-	first := c.limitKilled(timeoutKill(time.Second))
-	c.limitKilled(diskKill(1, 2))
-	c.limitKilled(timeoutKill(time.Second))
+	first := c.limitKilled(limitkill.Timeout(time.Second))
+	c.limitKilled(limitkill.Disk(1, 2))
+	c.limitKilled(limitkill.Timeout(time.Second))
 	if c.reason != first || !strings.Contains(first, "timeout") {
 		t.Fatalf("reason = %q", c.reason)
 	}
@@ -100,7 +93,7 @@ func TestInodeLimit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Sandbox{workDir: dir, cfg: Config{Limits: Limits{DiskInodes: tc.inodes}}, diskLimitBytes: tc.disk}
+			s := &Sandbox{dirs: statedir.Dirs{Work: dir}, cfg: Config{Limits: Limits{DiskInodes: tc.inodes}}, diskLimitBytes: tc.disk}
 			want := tc.want
 			if free >= 0 && tc.inodes == 0 {
 				want = min(want, free/2)
@@ -114,7 +107,7 @@ func TestInodeLimit(t *testing.T) {
 	// create and remove files on the same file system meanwhile, so the
 	// count is read just before and just after: the answer must be half
 	// of one of the counts seen between them, exactly when they agree.
-	s := &Sandbox{workDir: dir}
+	s := &Sandbox{dirs: statedir.Dirs{Work: dir}}
 	before := diskwatch.FreeInodes([]string{dir})
 	got := s.inodeLimit()
 	after := diskwatch.FreeInodes([]string{dir})

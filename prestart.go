@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/moat-sandbox/moat/internal/hostview"
+	"github.com/moat-sandbox/moat/internal/lookpath"
 	"github.com/moat-sandbox/moat/internal/paths"
 	"github.com/moat-sandbox/moat/internal/spec"
 	"github.com/moat-sandbox/moat/internal/viewcheck"
@@ -26,7 +27,7 @@ func (s *Sandbox) checkView() viewcheck.View {
 		v := viewcheck.View{
 			Read:      []string{"/etc", "/proc", "/sys", "/dev"},
 			Exec:      s.backend.ExecRoots(),
-			Write:     append([]string{s.workDir, "/dev/shm"}, s.privateRoots()...),
+			Write:     append([]string{s.dirs.Work, "/dev/shm"}, s.dirs.PrivateRoots(s.cacheStores())...),
 			Protected: append(append([]string(nil), s.view.Protected...), s.cfg.Deny...),
 			ReadOnly:  s.cfg.ReadOnly,
 			Temp:      hostview.SharedTempDirs,
@@ -148,10 +149,10 @@ func (c *Cmd) Check() []Refusal {
 // sandbox's PATH does not find but the host's does, in a directory hidden
 // from the sandbox: the host user would run it, the sandbox cannot see it.
 func (s *Sandbox) noteHiddenProgram(name string) {
-	if name == "" || hasPathSeparator(name) {
+	if name == "" || lookpath.HasPathSeparator(name) {
 		return
 	}
-	found, err := lookPath(name, os.Getenv("PATH"))
+	found, err := lookpath.Find(name, os.Getenv("PATH"))
 	if err != nil {
 		return
 	}

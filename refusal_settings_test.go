@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moat-sandbox/moat/internal/limitkill"
 	"github.com/moat-sandbox/moat/internal/proxy"
 	"github.com/moat-sandbox/moat/internal/settings"
 )
@@ -30,16 +31,16 @@ func TestRefusalSettingsAgree(t *testing.T) {
 		{"dns, no network", dnsRefusal(nil, "pypi.org"), "network.allow-domain", "pypi.org"},
 		{"network, not listed", networkRefusal("allow-list", proxy.Record{Host: "pypi.org", Port: 443, Reason: "not on the allow list"}, "pypi.org:443"), "network.allow-domain", "pypi.org"},
 		{"network, local", networkRefusal("allow-all", proxy.Record{Host: "db", Port: 5432, IP: "10.1.2.3", Reason: "private"}, "db:5432"), "network.allow-local", "10.1.2.3"},
-		{"memory", memoryKill(64<<20, "").refusal(), "limits.memory", ""},
-		{"memory, unmeasured", memoryKill(64<<20, "unmeasured: x").refusal(), "limits.memory", "unlimited"},
-		{"disk", diskKill(1<<20, 2<<20).refusal(), "limits.disk", ""},
-		{"disk budget", diskBudgetKill(1 << 20).refusal(), "limits.disk", ""},
-		{"disk at exit", diskKill(1<<20, 2<<20).atExit().refusal(), "limits.disk", ""},
-		{"disk unmeasured", diskUnmeasuredKill(errors.New("gone")).refusal(), "limits.disk", "unlimited"},
-		{"inodes", inodeKill(10, 20).refusal(), "limits.disk-inodes", ""},
-		{"cpu", cpuKill(2).refusal(), "limits.cpu-time", ""},
-		{"file size", fileSizeKill(1024).refusal(), "limits.file-size", ""},
-		{"timeout", timeoutKill(time.Second).refusal(), "limits.timeout", ""},
+		{"memory", limitRefusal(limitkill.Memory(64<<20, "")), "limits.memory", ""},
+		{"memory, unmeasured", limitRefusal(limitkill.Memory(64<<20, "unmeasured: x")), "limits.memory", "unlimited"},
+		{"disk", limitRefusal(limitkill.Disk(1<<20, 2<<20)), "limits.disk", ""},
+		{"disk budget", limitRefusal(limitkill.DiskBudget(1 << 20)), "limits.disk", ""},
+		{"disk at exit", limitRefusal(limitkill.Disk(1<<20, 2<<20).AtExit()), "limits.disk", ""},
+		{"disk unmeasured", limitRefusal(limitkill.DiskUnmeasured(errors.New("gone"))), "limits.disk", "unlimited"},
+		{"inodes", limitRefusal(limitkill.Inodes(10, 20)), "limits.disk-inodes", ""},
+		{"cpu", limitRefusal(limitkill.CPU(2)), "limits.cpu-time", ""},
+		{"file size", limitRefusal(limitkill.FileSize(1024)), "limits.file-size", ""},
+		{"timeout", limitRefusal(limitkill.Timeout(time.Second)), "limits.timeout", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,8 +68,8 @@ func TestRefusalSettingsAgree(t *testing.T) {
 }
 
 // A source scan of the package: no refusal is built with Allow words of its
-// own (they come from Setting), and every Setting or limitKill a site names
-// is in the settings table. A new refusal site that hard-codes a flag in
+// own (they come from Setting), and every Setting or limit kill (limitkill.Kill)
+// a site names is in the settings table. A new refusal site that hard-codes a flag in
 // words fails here.
 func TestRefusalSitesUseSettings(t *testing.T) {
 	// The package's own directory, also when the test binary runs
@@ -81,6 +82,12 @@ func TestRefusalSitesUseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The limit kills are worded in internal/limitkill.
+	kills, err := filepath.Glob(filepath.Join(filepath.Dir(self), "internal", "limitkill", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, kills...)
 	fset := token.NewFileSet()
 	sites, limitSites := 0, 0
 	for _, name := range files {
@@ -112,7 +119,7 @@ func TestRefusalSitesScanControl(t *testing.T) {
 		{"Allow assigned", `var r Refusal; r.Allow = "--build"`, 1},
 		{"unknown id", `_ = Refusal{Kind: "x", Setting: "no.such"}`, 1},
 		{"unknown id assigned", `var r Refusal; r.Setting = "no.such"`, 1},
-		{"limitKill with words", `_ = limitKill{"memory", "d", "--memory SIZE", ""}`, 1},
+		{"limit kill with words", `_ = Kill{"memory", "d", "--memory SIZE", ""}`, 1},
 		{"id from a variable", `id := "build"; _ = Refusal{Setting: id}`, 1},
 	}
 	for _, tc := range cases {
@@ -159,7 +166,7 @@ func scanRefusalSites(fset *token.FileSet, f *ast.File, name string, problem fun
 						checkSettingExpr(fset, kv.Value, problem)
 					}
 				}
-			case "limitKill":
+			case "limitKill", "Kill": // internal/limitkill's Kill
 				if len(n.Elts) == 0 {
 					return true
 				}
@@ -190,7 +197,7 @@ func scanRefusalSites(fset *token.FileSet, f *ast.File, name string, problem fun
 }
 
 // checkSettingExpr fails unless e is a settings id in the table: a string
-// literal, or buildSetting (or limitKill's own field, whose literals are
+// literal, or buildSetting (or limitkill.Kill's own field, whose literals are
 // checked).
 func checkSettingExpr(fset *token.FileSet, e ast.Expr, problem func(string)) {
 	var id string
@@ -206,8 +213,8 @@ func checkSettingExpr(fset *token.FileSet, e ast.Expr, problem func(string)) {
 			return
 		}
 	case *ast.SelectorExpr:
-		if x, ok := e.X.(*ast.Ident); ok && x.Name == "k" && e.Sel.Name == "setting" {
-			return // limitKill.refusal: the limitKill literals are checked
+		if x, ok := e.X.(*ast.Ident); ok && x.Name == "k" && e.Sel.Name == "Setting" {
+			return // limitRefusal: the limitkill.Kill literals are checked
 		}
 		problem(fmt.Sprintf("%s: Setting is not a literal", fset.Position(e.Pos())))
 		return

@@ -10,21 +10,19 @@ import (
 	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/runjournal"
 	"github.com/moat-sandbox/moat/internal/spec"
+	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
 // Sandbox is a policy, a working directory and the processes running under
 // them. Create one with [New] and release it with [Sandbox.Close]. Its
 // methods are safe for concurrent use. The zero value is not usable.
 type Sandbox struct {
-	cfg     Config
-	id      string
-	workDir string
-	autoDir bool
-	// stateDir is the sandbox's own 0700 host directory holding its
-	// private temp and home; removed by Close. Empty until created.
-	stateDir string
-	// homeDir is Config.Home, resolved; empty for a fresh private home.
-	homeDir string
+	cfg Config
+	id  string
+	// dirs are the working directory, the state directory (private
+	// temp and home, removed by Close) and Config.Home resolved
+	// (workdir.go, internal/statedir).
+	dirs statedir.Dirs
 	// caches holds the kept cache stores linked into the fresh home
 	// (caches.go); nil without Config.KeepCaches, or when another run
 	// holds them. cacheLayout is where they live, for Close's prune.
@@ -136,7 +134,7 @@ func New(cfg Config) (*Sandbox, error) {
 }
 
 // WorkDir returns the absolute path of the sandbox's working directory.
-func (s *Sandbox) WorkDir() string { return s.workDir }
+func (s *Sandbox) WorkDir() string { return s.dirs.Work }
 
 // Report says which layers are enforced for this sandbox on this host.
 func (s *Sandbox) Report() Report {

@@ -1,8 +1,77 @@
 package moat
 
 import (
+	"errors"
+
 	"github.com/moat-sandbox/moat/internal/statedir"
+	"github.com/moat-sandbox/moat/internal/workdircheck"
 )
+
+// MinOpenFiles is the smallest [Limits.OpenFiles] a sandbox accepts: below
+// it the sandbox's helper and init cannot hold the descriptors they need
+// (standard streams, the command's pipes, their own control sockets).
+const MinOpenFiles = 32
+
+// CheckWorkDir reports why dir cannot be a supplied working directory, or
+// nil. dir is resolved first; one that does not exist is left to [New] to
+// report. It refuses the root, the kernel's pseudo file systems and the
+// system directories, a directory the user cannot list or write, and,
+// unless allowHome, a home directory, a directory holding one, one of the
+// home's control places (~/.local/bin, ~/.config, ~/.ssh, ...) or a
+// directory holding one, and one that holds a directory of PATH: all of
+// them would let the sandbox change what runs later on the host.
+func CheckWorkDir(dir string, allowHome bool) error {
+	return placeError(workdircheck.WorkDir(dir, allowHome))
+}
+
+// CheckHome reports why dir cannot be a sandbox's kept home
+// ([Config.Home], the CLI's --home), or nil. It must be an existing
+// directory of the user's, and not a place whose files run or are trusted
+// later outside the sandbox: the user's real home, a directory holding it,
+// ~/.local/bin, ~/.config and the like, a directory holding one of PATH's
+// (the rules of [CheckWorkDir] without AllowHomeWorkDir).
+func CheckHome(dir string) error {
+	_, err := workdircheck.Home(dir, ToolchainPaths)
+	return placeError(err)
+}
+
+// placeError gives a place refused by internal/workdircheck as a
+// *PlaceError; other errors, and nil, are returned as they are.
+func placeError(err error) error {
+	var e *workdircheck.Error
+	if errors.As(err, &e) {
+		return &PlaceError{Subject: e.Subject, Path: e.Path, Problem: e.Problem, unsafe: e.Unsafe}
+	}
+	return err
+}
+
+// checkPlaces refuses, before anything is created, a supplied working
+// directory that [CheckWorkDir] refuses, a grant of the root, a place in
+// moat's state directory (internal/workdircheck), too few open files, and
+// an audit log the sandbox could write.
+func checkPlaces(cfg *Config) error {
+	if cfg.WorkDir != "" {
+		if err := CheckWorkDir(cfg.WorkDir, cfg.AllowHomeWorkDir); err != nil {
+			return err
+		}
+	}
+	grants := make([]string, len(cfg.Grants))
+	for i, g := range cfg.Grants {
+		grants[i] = g.Path
+	}
+	if err := workdircheck.Grants(grants); err != nil {
+		return placeError(err)
+	}
+	if root, err := moatStateRoot(); err == nil { // controljournal.go; if it fails, New fails on the journal with the reason
+		if err := workdircheck.StatePlaces(root, cfg.WorkDir, cfg.Home, grants); err != nil {
+			return placeError(err)
+		}
+	}
+	if err := checkOpenFiles(cfg.Limits.OpenFiles); err != nil { // validate.go
+		return err
+	}
+	return checkAuditLogPlace(cfg)
+}
 
 // prepareWorkDir makes the sandbox's host directories (internal/statedir):
 // its state directory first, so that its owner marker exists before an
@@ -11,12 +80,12 @@ import (
 // stored paths are absolute and fully resolved, since the kernel enforces
 // rules on what a path resolves to. On error nothing is left behind.
 func (s *Sandbox) prepareWorkDir() error {
-	if err := s.checkPlaces(); err != nil { // workdir_check.go
+	if err := checkPlaces(&s.cfg); err != nil {
 		return err
 	}
-	home, err := checkHomeConfig(s.cfg.Home, s.cfg.WorkDir) // home.go
+	home, err := workdircheck.HomeConfig(s.cfg.Home, s.cfg.WorkDir, ToolchainPaths)
 	if err != nil {
-		return err
+		return placeError(err)
 	}
 	base, err := statedir.Base(s.cfg.WorkDir)
 	if err != nil {
@@ -26,12 +95,12 @@ func (s *Sandbox) prepareWorkDir() error {
 	if err != nil {
 		return errorf("%w", err)
 	}
-	s.stateDir, s.homeDir = state, home
+	s.dirs.State, s.dirs.Home = state, home
 	if s.cfg.WorkDir == "" {
-		s.workDir, err = statedir.NewWorkDir(state, s.id)
-		s.autoDir = err == nil
+		s.dirs.Work, err = statedir.NewWorkDir(state, s.id)
+		s.dirs.Auto = err == nil
 	} else {
-		s.workDir, err = statedir.ResolveWorkDir(s.cfg.WorkDir)
+		s.dirs.Work, err = statedir.ResolveWorkDir(s.cfg.WorkDir)
 	}
 	if err != nil {
 		s.removeWorkDir()
@@ -44,56 +113,13 @@ func (s *Sandbox) prepareWorkDir() error {
 	return nil
 }
 
-// removeWorkDir removes the automatic working directory, then the state
-// directory (private temp and home). In that order: the state directory's
-// owner marker is what lets a later sweep remove an automatic working
-// directory that a crash left behind, so it goes last.
+// removeWorkDir releases the kept caches, then removes the automatic
+// working directory and the state directory (private temp and home), in
+// the order statedir.Dirs.Remove gives.
 func (s *Sandbox) removeWorkDir() error {
 	cacheErr := s.releaseCaches() // caches.go
-	var workErr error
-	if s.autoDir && s.workDir != "" {
-		if err := statedir.RemoveAll(s.workDir); err != nil {
-			workErr = errorf("workdir %q: %w", s.workDir, err)
-		}
-	}
-	if workErr != nil {
-		return workErr // the state directory stays, so the sweep finds both
-	}
-	if err := statedir.RemoveState(s.stateDir); err != nil {
+	if err := s.dirs.Remove(); err != nil {
 		return errorf("%w", err)
 	}
-	s.stateDir = ""
 	return cacheErr
-}
-
-// privateRoots are the per-sandbox host directories (private temp, private
-// home, build scratch) that the sandbox writes besides its working
-// directory and grants, and its kept cache stores. They count against the
-// disk limit. Close removes them, except a home supplied by Config.Home
-// and the cache stores, which are kept.
-func (s *Sandbox) privateRoots() []string {
-	var out []string
-	if s.stateDir != "" {
-		out = append(out, s.stateDir)
-	}
-	if s.homeDir != "" {
-		out = append(out, s.homeDir)
-	}
-	return append(out, s.cacheStores()...)
-}
-
-// privateTmp is the host directory that is the sandbox's /tmp (and TMPDIR);
-// "" before the state directory exists.
-func (s *Sandbox) privateTmp() string { return statedir.Sub(s.stateDir, statedir.TmpName) }
-
-// privateVarTmp is the host directory that is the sandbox's /var/tmp.
-func (s *Sandbox) privateVarTmp() string { return statedir.Sub(s.stateDir, statedir.VarTmpName) }
-
-// privateHome is the sandbox's HOME, at the same path inside as on the
-// host: the supplied Config.Home, or a fresh one in the state directory.
-func (s *Sandbox) privateHome() string {
-	if s.homeDir != "" {
-		return s.homeDir
-	}
-	return statedir.Sub(s.stateDir, statedir.HomeName)
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/moat-sandbox/moat/internal/fileid"
 )
 
 // TestQuarantineCopyBudget: a copy across file systems is bounded. A
@@ -33,7 +35,7 @@ func TestQuarantineCopyBudget(t *testing.T) {
 			if err := os.Chmod(root, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			if pd, _, _ := fileIdentity(place); func() bool { rd, _, _ := fileIdentity(root); return pd == rd }() {
+			if pd, _, _ := fileid.Identity(place); func() bool { rd, _, _ := fileid.Identity(root); return pd == rd }() {
 				t.Fatalf("control: %s and %s are on one file system", place, root)
 			}
 			d := filepath.Join(place, ".vscode")

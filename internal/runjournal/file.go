@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/moat-sandbox/moat/internal/bytestr"
+	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/gitguard"
 )
 
@@ -206,7 +207,7 @@ func topControlEntries(place string) []journalEntry {
 		if !isTopControlName(e.Name()) {
 			continue
 		}
-		dev, ino, err := fileIdentity(filepath.Join(place, e.Name()))
+		dev, ino, err := fileid.Identity(filepath.Join(place, e.Name()))
 		if err != nil {
 			continue
 		}

@@ -26,9 +26,3 @@ func ownedByMe(fs.FileInfo) bool { return true }
 
 // isCrossDevice: a rename that fails is not retried as a copy here.
 func isCrossDevice(error) bool { return false }
-
-// fileIdentity cannot identify a file here: zero means unchecked.
-func fileIdentity(path string) (dev, ino uint64, err error) {
-	_, err = os.Lstat(path)
-	return 0, 0, err
-}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/moat-sandbox/moat/internal/fileid"
 )
 
 // TestQuarantineCopyLockedTree: a control directory that Close copies to
@@ -22,7 +24,7 @@ func TestQuarantineCopyLockedTree(t *testing.T) {
 		os.RemoveAll(place)
 	})
 	root := t.TempDir()
-	if pd, _, _ := fileIdentity(place); func() bool { rd, _, _ := fileIdentity(root); return pd == rd }() {
+	if pd, _, _ := fileid.Identity(place); func() bool { rd, _, _ := fileid.Identity(root); return pd == rd }() {
 		t.Fatalf("control: %s and %s are on one file system", place, root)
 	}
 	plant := func(d string) {

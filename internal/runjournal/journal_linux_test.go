@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/moat-sandbox/moat/internal/fileid"
 )
 
 // withStateRoot points the moat state directory at a fresh directory for
@@ -282,8 +284,8 @@ func TestQuarantineAcrossFileSystems(t *testing.T) {
 	if err := os.Chmod(root, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	pd, _, _ := fileIdentity(place)
-	rd, _, _ := fileIdentity(root)
+	pd, _, _ := fileid.Identity(place)
+	rd, _, _ := fileid.Identity(root)
 	if pd == rd {
 		t.Fatalf("control: %s and %s are on one file system", place, root)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/gitguard"
 )
 
@@ -140,7 +141,7 @@ func (run *Run) undoJournal(root string, j *runJournal) {
 				continue
 			}
 			p := filepath.Join(pl.Path, e.Name())
-			dev, ino, err := fileIdentity(p)
+			dev, ino, err := fileid.Identity(p)
 			if err != nil || present[journalEntry{Name: e.Name(), Dev: dev, Ino: ino}] {
 				continue // existed at the dead run's start: never touched
 			}

@@ -1,4 +1,4 @@
-// Package workspace makes and removes a sandbox's host directories: its
+// Package statedir makes and removes a sandbox's host directories: its
 // state directory (private temp, private home, build scratch, owner
 // marker), its automatic working directory, and the sweep that removes
 // those a crashed process left behind. Errors name their subject without

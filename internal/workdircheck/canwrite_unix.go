@@ -1,6 +1,6 @@
 //go:build unix
 
-package moat
+package workdircheck
 
 import "syscall"
 

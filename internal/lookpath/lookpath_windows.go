@@ -1,4 +1,4 @@
-package moat
+package lookpath
 
 import (
 	"io/fs"
@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// hasPathSeparator reports whether a command name is a path rather than a
+// HasPathSeparator reports whether a command name is a path rather than a
 // name to look up in PATH: it holds a slash, a backslash or a drive.
-func hasPathSeparator(name string) bool {
+func HasPathSeparator(name string) bool {
 	return strings.ContainsAny(name, `/\`) || filepath.VolumeName(name) != ""
 }
 
@@ -28,9 +28,9 @@ func pathExt() []string {
 	return out
 }
 
-// executableMode reports whether the file at path is executable: Windows
+// ExecutableMode reports whether the file at path is executable: Windows
 // has no mode bit for it, so by its extension.
-func executableMode(path string, _ fs.FileInfo) bool {
+func ExecutableMode(path string, _ fs.FileInfo) bool {
 	ext := strings.ToLower(filepath.Ext(path))
 	for _, e := range pathExt() {
 		if ext == e {
@@ -44,7 +44,7 @@ func executableMode(path string, _ fs.FileInfo) bool {
 // the name itself when it has an executable extension, else the name
 // with each extension of PATHEXT.
 func execCandidates(p string) []string {
-	if executableMode(p, nil) {
+	if ExecutableMode(p, nil) {
 		return []string{p}
 	}
 	var out []string

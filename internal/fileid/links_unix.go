@@ -1,11 +1,11 @@
 //go:build unix
 
-package moat
+package fileid
 
 import "syscall"
 
-// hardLinks returns the link count of the file at p, 0 if it is missing.
-func hardLinks(p string) uint64 {
+// HardLinks returns the link count of the file at p, 0 if it is missing.
+func HardLinks(p string) uint64 {
 	var st syscall.Stat_t
 	if err := syscall.Stat(p, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return 0

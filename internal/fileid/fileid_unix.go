@@ -1,15 +1,15 @@
 //go:build unix
 
-package moat
+package fileid
 
 import (
 	"os"
 	"syscall"
 )
 
-// fileIdentity is the device and inode of path itself (not what a link
+// Identity is the device and inode of path itself (not what a link
 // there points to), which identify the object checked now.
-func fileIdentity(path string) (dev, ino uint64, err error) {
+func Identity(path string) (dev, ino uint64, err error) {
 	var st syscall.Stat_t
 	if err := syscall.Lstat(path, &st); err != nil {
 		return 0, 0, err
@@ -17,9 +17,9 @@ func fileIdentity(path string) (dev, ino uint64, err error) {
 	return uint64(st.Dev), st.Ino, nil
 }
 
-// identityOf is the device and inode of the file fi describes; zero when
+// IdentityOf is the device and inode of the file fi describes; zero when
 // fi does not come from a stat of this system.
-func identityOf(fi os.FileInfo) (dev, ino uint64) {
+func IdentityOf(fi os.FileInfo) (dev, ino uint64) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return 0, 0

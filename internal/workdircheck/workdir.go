@@ -1,20 +1,36 @@
-package moat
+// Package workdircheck says whether a place is acceptable to a sandbox
+// before anything is created: a supplied working directory, a kept home
+// (Config.Home), a grant, and none of them in moat's state directory. It
+// refuses a place from which the sandbox could change what runs later on
+// the host, outside the sandbox. Its errors are *Error, which package moat
+// gives as a PlaceError.
+package workdircheck
 
 import (
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/moat-sandbox/moat/internal/hostview"
-
 	"github.com/moat-sandbox/moat/internal/paths"
 )
 
-// MinOpenFiles is the smallest [Limits.OpenFiles] a sandbox accepts: below
-// it the sandbox's helper and init cannot hold the descriptors they need
-// (standard streams, the command's pipes, their own control sockets).
-const MinOpenFiles = 32
+// Error is a place refused. The zero value refuses nothing named.
+type Error struct {
+	// Subject is what was refused: "workdir", "home" or "grant".
+	Subject string
+	// Path is the path as the caller wrote it.
+	Path string
+	// Problem says why, in a few words.
+	Problem string
+	// Unsafe marks an unsafe working directory (moat.ErrUnsafeWorkDir).
+	Unsafe bool
+}
+
+// Error returns the one-line message, without moat's prefix.
+func (e *Error) Error() string { return e.Subject + " " + strconv.Quote(e.Path) + ": " + e.Problem }
 
 // pseudoDirs are the kernel's file systems: no working directory can live
 // in them.
@@ -39,15 +55,15 @@ var homeControl = []string{
 	".local/share/systemd", ".bashrc.d", ".ssh", ".gnupg",
 }
 
-// CheckWorkDir reports why dir cannot be a supplied working directory, or
-// nil. dir is resolved first; one that does not exist is left to [New] to
+// WorkDir reports why dir cannot be a supplied working directory, or nil
+// (moat.CheckWorkDir; the error is an *Error). dir is resolved first; one that does not exist is left to moat.New to
 // report. It refuses the root, the kernel's pseudo file systems and the
 // system directories, a directory the user cannot list or write, and,
 // unless allowHome, a home directory, a directory holding one, one of the
 // home's control places (~/.local/bin, ~/.config, ~/.ssh, ...) or a
 // directory holding one, and one that holds a directory of PATH: all of
 // them would let the sandbox change what runs later on the host.
-func CheckWorkDir(dir string, allowHome bool) error {
+func WorkDir(dir string, allowHome bool) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil
@@ -58,7 +74,7 @@ func CheckWorkDir(dir string, allowHome bool) error {
 	}
 	refuse := func(unsafe bool, format string, args ...any) error {
 		msg := fmt.Sprintf(format, args...)
-		return &PlaceError{Subject: "workdir", Path: dir, Problem: msg, unsafe: unsafe}
+		return &Error{Subject: "workdir", Path: dir, Problem: msg, Unsafe: unsafe}
 	}
 	if resolved == "/" {
 		return refuse(true, "is the root directory: the working directory is writable, so it must be a directory of its own")
@@ -114,35 +130,14 @@ func CheckWorkDir(dir string, allowHome bool) error {
 	return nil
 }
 
-// checkGrantPlaces refuses grants that no policy can mean: the root
-// directory, which would make the whole system the sandbox's.
-func checkGrantPlaces(grants []Grant) error {
+// Grants refuses grants that no policy can mean: the root directory,
+// which would make the whole system the sandbox's. grants are the grants'
+// paths as written.
+func Grants(grants []string) error {
 	for _, g := range grants {
-		if g.Path == "/" {
-			return &PlaceError{Subject: "grant", Path: g.Path, Problem: "is the root directory; grant the directories the command needs instead"}
+		if g == "/" {
+			return &Error{Subject: "grant", Path: g, Problem: "is the root directory; grant the directories the command needs instead"}
 		}
 	}
 	return nil
-}
-
-// checkPlaces refuses, before anything is created, a supplied working
-// directory that [CheckWorkDir] refuses, a grant of the root, a place in
-// moat's state directory, too few open
-// files, and an audit log the sandbox could write.
-func (s *Sandbox) checkPlaces() error {
-	if s.cfg.WorkDir != "" {
-		if err := CheckWorkDir(s.cfg.WorkDir, s.cfg.AllowHomeWorkDir); err != nil {
-			return err
-		}
-	}
-	if err := checkGrantPlaces(s.cfg.Grants); err != nil {
-		return err
-	}
-	if err := s.checkStatePlaces(); err != nil { // workdir_check_state.go
-		return err
-	}
-	if err := checkOpenFiles(s.cfg.Limits.OpenFiles); err != nil { // validate.go
-		return err
-	}
-	return checkAuditLogPlace(&s.cfg)
 }

@@ -1,4 +1,4 @@
-package moat
+package workdircheck
 
 import (
 	"errors"
@@ -7,26 +7,19 @@ import (
 	"strings"
 
 	"github.com/moat-sandbox/moat/internal/hostview"
-
 	"github.com/moat-sandbox/moat/internal/paths"
 	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
-// CheckHome reports why dir cannot be a sandbox's kept home
-// ([Config.Home], the CLI's --home), or nil. It must be an existing
-// directory of the user's, and not a place whose files run or are trusted
-// later outside the sandbox: the user's real home, a directory holding it,
-// ~/.local/bin, ~/.config and the like, a directory holding one of PATH's
-// (the rules of [CheckWorkDir] without AllowHomeWorkDir).
-func CheckHome(dir string) error {
-	_, err := resolveHome(dir)
-	return err
-}
-
-// resolveHome checks dir as CheckHome does and returns it resolved.
-func resolveHome(dir string) (string, error) {
+// Home checks dir as moat.CheckHome does and returns it resolved: dir
+// must be an existing directory of the user's, and not a place whose files
+// run or are trusted later outside the sandbox: the user's real home, a
+// directory holding it, ~/.local/bin, ~/.config and the like, a directory
+// holding one of PATH's (the rules of WorkDir without allowHome), nor one
+// holding what toolchains(home) names under the user's home.
+func Home(dir string, toolchains func(home string) []string) (string, error) {
 	refuse := func(problem string) error {
-		return &PlaceError{Subject: "home", Path: dir, Problem: problem}
+		return &Error{Subject: "home", Path: dir, Problem: problem}
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -46,8 +39,8 @@ func resolveHome(dir string) (string, error) {
 	if uid, ok := statedir.FileOwner(fi); ok && uid != os.Getuid() {
 		return "", refuse("belongs to another user; --home (Config.Home) must be a directory of your own")
 	}
-	if err := CheckWorkDir(resolved, false); err != nil {
-		var pe *PlaceError
+	if err := WorkDir(resolved, false); err != nil {
+		var pe *Error
 		if !errors.As(err, &pe) {
 			return "", err
 		}
@@ -57,7 +50,7 @@ func resolveHome(dir string) (string, error) {
 	// Writable for the sandbox, it must not hold what the host's own
 	// toolchains read and run: a build cache, a package cache, ~/.cargo.
 	if h := hostview.OwnHome(); h != "" {
-		for _, p := range ToolchainPaths(h) {
+		for _, p := range toolchains(h) {
 			if paths.Under(p, resolved) {
 				if _, err := os.Lstat(p); err == nil {
 					return "", refuse("holds " + p + ", which the host's own tools read and run; --home (Config.Home) must be a directory of its own for the sandbox")
@@ -68,20 +61,20 @@ func resolveHome(dir string) (string, error) {
 	return resolved, nil
 }
 
-// checkHomeConfig checks Config.Home against the working directory and
-// returns it resolved; "" when none is supplied.
-func checkHomeConfig(home, workDir string) (string, error) {
+// HomeConfig checks Config.Home as Home does, and against the working
+// directory workDir, and returns it resolved; "" when none is supplied.
+func HomeConfig(home, workDir string, toolchains func(home string) []string) (string, error) {
 	if home == "" {
 		return "", nil
 	}
-	resolved, err := resolveHome(home)
+	resolved, err := Home(home, toolchains)
 	if err != nil {
 		return "", err
 	}
 	if workDir != "" {
 		if abs, err := filepath.Abs(workDir); err == nil {
 			if wd, err := filepath.EvalSymlinks(abs); err == nil && (paths.Under(resolved, wd) || paths.Under(wd, resolved)) {
-				return "", &PlaceError{Subject: "home", Path: home, Problem: "overlaps the working directory " + workDir + "; --home (Config.Home) keeps caches out of the project, so it must lie outside it"}
+				return "", &Error{Subject: "home", Path: home, Problem: "overlaps the working directory " + workDir + "; --home (Config.Home) keeps caches out of the project, so it must lie outside it"}
 			}
 		}
 	}

@@ -1,0 +1,49 @@
+package workdircheck
+
+import (
+	"path/filepath"
+
+	"github.com/moat-sandbox/moat/internal/paths"
+)
+
+// StatePlaces refuses a working directory, a home or a grant that is
+// moat's per-user state directory root or lies inside it ("" for a place
+// not given). That directory holds the run journals, the quarantine, the
+// record of the places sandboxes could write and the files the user
+// trusted: a sandbox that could write it could erase the record of what
+// it may have written, or forge a pin. A place that holds it (a grant of
+// the home) is fine: every view hides the state directory
+// (moat's protectStateRoot).
+func StatePlaces(root, workDir, home string, grants []string) error {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	check := func(subject, p string) error {
+		if p == "" {
+			return nil
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil // the place's own check says why
+		}
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+		if paths.Under(abs, root) {
+			return &Error{Subject: subject, Path: p, Problem: "lies in moat's state directory " + root + ", which holds the run journals, the quarantine and the files you trusted; no sandbox may see it"}
+		}
+		return nil
+	}
+	if err := check("workdir", workDir); err != nil {
+		return err
+	}
+	if err := check("home", home); err != nil {
+		return err
+	}
+	for _, g := range grants {
+		if err := check("grant", g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
