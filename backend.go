@@ -74,7 +74,7 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 	if s.proxy != nil {
 		p.Network.ProxyPort, p.Network.ServeProxy = s.proxy.port, s.proxy.serve
 	}
-	p.Network.DNSQuery = s.dnsRefuser() // dnsrefusal.go
+	p.Network.DNSQuery = s.refused.DNSRefuser(NetworkDeniesAll(s.cfg.Network)) // internal/refusal
 	p.HostNetwork = IsHostNetwork(cfg.Network)
 	if p.FS, err = s.fsPolicy(); err != nil { // filesystem_spec.go
 		return p, err
@@ -222,7 +222,7 @@ func socketGrants(paths []string) ([]spec.Socket, error) {
 func (s *Sandbox) noteSocketRefusals() {
 	for _, r := range s.backend.Refusals() {
 		if r.Dropped > 0 {
-			s.noteDroppedRefusals(r.Kind, r.Dropped) // supervisorrefusal.go
+			s.refused.NoteDropped(r.Kind, r.Dropped) // internal/refusal
 			continue
 		}
 		switch r.Kind {

@@ -346,7 +346,7 @@ func SweepCrashedRuns() []Refusal {
 		// undone where they were recorded.
 		sweeper.sweepJournals(legacy)
 	}
-	found := sweeper.refused.snapshot()
+	found := sweeper.refused.Snapshot()
 	if len(found) > 0 {
 		crashPending.Lock()
 		crashPending.list = append(crashPending.list, found...)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/settings"
 )
 
@@ -21,7 +22,7 @@ type limitKill struct {
 }
 
 func (k limitKill) refusal() Refusal {
-	return Refusal{Kind: "limit", Subject: k.subject, Detail: k.detail, Setting: k.setting, Value: k.value}.derived()
+	return refusal.Derived(Refusal{Kind: "limit", Subject: k.subject, Detail: k.detail, Setting: k.setting, Value: k.value})
 }
 
 // The limit kills, one constructor each so that every message names the

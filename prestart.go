@@ -9,6 +9,7 @@ import (
 
 	"github.com/moat-sandbox/moat/internal/hostview"
 	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/spec"
 	"github.com/moat-sandbox/moat/internal/viewcheck"
 )
@@ -200,35 +201,35 @@ func (s *Sandbox) allowFor(f viewcheck.Finding, r Refusal) Refusal {
 			r.Detail += "; --" + flag + "=false (Config.Security." + field + ") lifts the protection as a whole"
 		}
 		r.Setting, r.Value = "grants.read", p
-		return r.derived()
+		return refusal.Derived(r)
 	case viewcheck.NoExec:
 		if f.Need&viewcheck.NeedWrite != 0 {
 			r.Setting, r.Value = "grants.mode", p+"=rwx"
-			return r.derived()
+			return refusal.Derived(r)
 		}
 		if s.writtenPlace(p) {
 			r.Setting, r.Value = "build", ""
-			return r.derived()
+			return refusal.Derived(r)
 		}
 		r.Setting, r.Value = "grants.mode", p+"=rx"
-		return r.derived()
+		return refusal.Derived(r)
 	case viewcheck.ReadOnly:
 		r.Setting, r.Value = "grants.write", p
-		return r.derived()
+		return refusal.Derived(r)
 	}
 	switch {
 	case f.Need&viewcheck.NeedWrite != 0 && f.Need&viewcheck.NeedExec != 0:
 		r.Setting, r.Value = "grants.mode", p+"=rwx"
-		return r.derived()
+		return refusal.Derived(r)
 	case f.Need&viewcheck.NeedWrite != 0:
 		r.Setting, r.Value = "grants.write", p
-		return r.derived()
+		return refusal.Derived(r)
 	case f.Need&viewcheck.NeedExec != 0:
 		r.Setting, r.Value = "grants.mode", p+"=rx"
-		return r.derived()
+		return refusal.Derived(r)
 	}
 	r.Setting, r.Value = "grants.read", p
-	return r.derived()
+	return refusal.Derived(r)
 }
 
 // protectionOf names the switch whose list hides p, in any home: the CLI

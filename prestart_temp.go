@@ -7,6 +7,7 @@ import (
 
 	"github.com/moat-sandbox/moat/internal/hostview"
 	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/viewcheck"
 )
 
@@ -64,7 +65,7 @@ func (s *Sandbox) sharedTempDirs(skip []string) []string {
 				if need, _ := viewcheck.NeedOf(nv.name); need&viewcheck.NeedWrite != 0 {
 					r.Setting = "grants.write"
 				}
-				s.addRefusal(r.derived())
+				s.addRefusal(refusal.Derived(r))
 				continue
 			}
 			out = append(out, p)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/proxy"
+	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/settings"
 )
 
@@ -27,9 +28,9 @@ func TestRefusalSettingsAgree(t *testing.T) {
 		wantSetting string
 		wantValue   string
 	}{
-		{"dns, no network", dnsRefusal(nil, "pypi.org"), "network.allow-domain", "pypi.org"},
-		{"network, not listed", networkRefusal("allow-list", proxy.Record{Host: "pypi.org", Port: 443, Reason: "not on the allow list"}, "pypi.org:443"), "network.allow-domain", "pypi.org"},
-		{"network, local", networkRefusal("allow-all", proxy.Record{Host: "db", Port: 5432, IP: "10.1.2.3", Reason: "private"}, "db:5432"), "network.allow-local", "10.1.2.3"},
+		{"dns, no network", refusal.DNS(true, "pypi.org"), "network.allow-domain", "pypi.org"},
+		{"network, not listed", refusal.Network("allow-list", proxy.Record{Host: "pypi.org", Port: 443, Reason: "not on the allow list"}, "pypi.org:443"), "network.allow-domain", "pypi.org"},
+		{"network, local", refusal.Network("allow-all", proxy.Record{Host: "db", Port: 5432, IP: "10.1.2.3", Reason: "private"}, "db:5432"), "network.allow-local", "10.1.2.3"},
 		{"memory", memoryKill(64<<20, "").refusal(), "limits.memory", ""},
 		{"memory, unmeasured", memoryKill(64<<20, "unmeasured: x").refusal(), "limits.memory", "unlimited"},
 		{"disk", diskKill(1<<20, 2<<20).refusal(), "limits.disk", ""},
@@ -59,14 +60,19 @@ func TestRefusalSettingsAgree(t *testing.T) {
 		})
 	}
 	// Recording a refusal words Allow from its Setting, whatever a site set.
-	var rs refusals
-	rs.add(Refusal{Kind: "exec", Subject: "x", Setting: buildSetting, Allow: "stale words"})
-	if got := rs.snapshot()[0].Allow; got != "--build, Config.Build" {
+	var rs refusal.List
+	rs.Add(Refusal{Kind: "exec", Subject: "x", Setting: buildSetting, Allow: "stale words"})
+	if got := rs.Snapshot()[0].Allow; got != "--build, Config.Build" {
 		t.Errorf("recorded Allow %q, want the table's", got)
 	}
 }
 
-// A source scan of the package: no refusal is built with Allow words of its
+// refusalSiteDirs are the directories, from the module's root, whose
+// files build refusals: the root package and the internal packages it
+// moved refusal sites to.
+var refusalSiteDirs = []string{".", "internal/refusal"}
+
+// A source scan of the package and refusalSiteDirs: no refusal is built with Allow words of its
 // own (they come from Setting), and every Setting or limitKill a site names
 // is in the settings table. A new refusal site that hard-codes a flag in
 // words fails here.
@@ -77,9 +83,14 @@ func TestRefusalSitesUseSettings(t *testing.T) {
 	if !ok {
 		t.Fatal("no caller information")
 	}
-	files, err := filepath.Glob(filepath.Join(filepath.Dir(self), "*.go"))
-	if err != nil {
-		t.Fatal(err)
+	root := filepath.Dir(self)
+	var files []string
+	for _, dir := range refusalSiteDirs {
+		got, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, got...)
 	}
 	fset := token.NewFileSet()
 	sites, limitSites := 0, 0
@@ -91,7 +102,8 @@ func TestRefusalSitesUseSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, l := scanRefusalSites(fset, f, filepath.Base(name), func(p string) { t.Error(p) })
+		rel, _ := filepath.Rel(root, name)
+		n, l := scanRefusalSites(fset, f, filepath.ToSlash(rel), func(p string) { t.Error(p) })
 		sites, limitSites = sites+n, limitSites+l
 	}
 	// Control: the scan saw the sites it is about.
@@ -133,17 +145,22 @@ func TestRefusalSitesScanControl(t *testing.T) {
 
 // scanRefusalSites reports, through problem, each Refusal or limitKill
 // literal in f that words Allow itself or names a Setting not in the table,
-// and each assignment to .Allow outside refusals.go; it returns how many
+// and each assignment to .Allow outside internal/refusal/refusal.go; it returns how many
 // Refusal and limitKill literals it saw.
 func scanRefusalSites(fset *token.FileSet, f *ast.File, name string, problem func(string)) (sites, limitSites int) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CompositeLit:
-			id, ok := n.Type.(*ast.Ident)
-			if !ok {
+			var typeName string
+			switch t := n.Type.(type) {
+			case *ast.Ident:
+				typeName = t.Name
+			case *ast.SelectorExpr:
+				typeName = t.Sel.Name // refusal.Refusal
+			default:
 				return true
 			}
-			switch id.Name {
+			switch typeName {
 			case "Refusal":
 				sites++
 				for _, e := range n.Elts {
@@ -176,7 +193,7 @@ func scanRefusalSites(fset *token.FileSet, f *ast.File, name string, problem fun
 				if !ok {
 					continue
 				}
-				if sel.Sel.Name == "Allow" && name != "refusals.go" {
+				if sel.Sel.Name == "Allow" && name != "internal/refusal/refusal.go" {
 					problem(fmt.Sprintf("%s: assigns .Allow; set Setting instead", fset.Position(n.Pos())))
 				}
 				if sel.Sel.Name == "Setting" && len(n.Rhs) == len(n.Lhs) {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/moat-sandbox/moat/internal/cachehome"
+	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -50,7 +51,7 @@ type Sandbox struct {
 	sweptRepos map[string]bool
 
 	// refused collects what the sandbox was refused, for Refusals.
-	refused refusals
+	refused refusal.List
 	// pre is the view the pre-start checks use (prestart.go).
 	pre prestart
 	// sharedTemp are the shared-temp entries the sandbox was shown at
