@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/moat-sandbox/moat/internal/buildmode"
 	"github.com/moat-sandbox/moat/internal/hostview"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
@@ -79,9 +80,9 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 	if p.FS, err = s.fsPolicy(); err != nil { // filesystem_spec.go
 		return p, err
 	}
-	scratch, err := s.prepareBuild()
+	scratch, err := s.build.Prepare() // internal/buildmode
 	if err != nil {
-		return p, err
+		return p, errorf("%w", err)
 	}
 	if scratch != "" {
 		p.Scratch = []string{scratch}
@@ -143,10 +144,10 @@ func (s *Sandbox) report() Report {
 	own := false // a backend that cannot hold write-xor-execute says so itself
 	for _, l := range sr.Layers {
 		r.Layers = append(r.Layers, Layer(l))
-		own = own || l.Name == s.wx.Name
+		own = own || l.Name == buildmode.LayerName
 	}
 	if !own {
-		r.Layers = append(r.Layers, s.wx)
+		r.Layers = append(r.Layers, Layer(s.build.Layer())) // internal/buildmode
 	}
 	r.Layers = append(r.Layers, s.diskLayer()) // disk.go
 	return r
@@ -234,7 +235,7 @@ func (s *Sandbox) noteSocketRefusals() {
 				Setting: "sockets",
 			})
 		case spec.RefusedExec:
-			s.noteWrittenExec(r.Subject)
+			s.build.NoteWrittenExec(r.Subject)
 		case spec.RefusedSocket:
 			// No flag opens other families: the detail says what the
 			// sandbox may use instead.

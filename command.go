@@ -396,7 +396,7 @@ func (c *Cmd) Wait() error {
 		return &ExitError{ProcessState: state, reason: overReason, limit: c.limitOf()}
 	}
 	if !state.Success() {
-		c.sb.noteExit(c.Path, state.ExitCode())
+		c.sb.build.NoteExit(c.Path, state.ExitCode(), c.sb.backend.SupervisesExec())
 		c.mu.Lock()
 		reason := c.reason
 		c.mu.Unlock()

@@ -46,7 +46,7 @@ func (s *Sandbox) baseEnv() []string {
 	for _, kv := range s.proxy.env() {
 		env = mergeEnv(env, kv)
 	}
-	for _, kv := range s.buildEnv() {
+	for _, kv := range s.build.Env() {
 		env = mergeEnv(env, kv)
 	}
 	pass := append(append([]string(nil), defaultPassthrough...), s.cfg.Env.Passthrough...)

@@ -61,7 +61,7 @@ func (s *Sandbox) resolveExecutable(name, dir string, env []string) (string, err
 		return "", &commandError{msg: name + ": not an executable file", kind: errPermission}
 	}
 	if !paths.UnderAny(real, s.backend.ExecRoots()) {
-		s.noteExecRefused(real)
+		s.build.NoteExecRefused(real)
 		return "", &commandError{
 			msg:  name + ": " + real + " is not in an executable location of the sandbox (grant it with --executable, Grant EXEC; or --build, Config.Build, for files built in the working directory)",
 			kind: errPermission,

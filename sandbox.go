@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/moat-sandbox/moat/internal/buildmode"
 	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/spec"
@@ -32,8 +33,9 @@ type Sandbox struct {
 	cacheLayout cachehome.Layout
 	env         []string
 	backend     spec.Backend
-	// wx is the report's write-xor-execute layer, decided by New.
-	wx Layer
+	// build is build mode and where write-xor-execute holds
+	// (internal/buildmode), set by New once the state directory exists.
+	build buildmode.Mode
 	// view is what the sandbox sees of the home directories.
 	view spec.View
 	// proxy is the policy proxy; nil when the network is denied.
@@ -96,6 +98,11 @@ func New(cfg Config) (*Sandbox, error) {
 	if err := s.prepareWorkDir(); err != nil {
 		return nil, err
 	}
+	s.build = buildmode.Mode{On: cfg.Build, Permissive: cfg.Isolation == IsolationPermissive,
+		WorkDir: s.workDir, StateDir: s.stateDir, Written: s.writtenPlace, Refused: &s.refused}
+	if p := cfg.Python; p != nil && p.AllowPipInstall {
+		s.build.PipVenv = p.Venv
+	}
 	s.sweepCrashed() // controljournal.go: what runs killed before Close left
 	s.snapshotGit()
 	if err := s.openJournal(); err != nil {
@@ -138,7 +145,6 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, &UnsupportedError{Missing: missing}
 	}
 	s.backend = eng
-	s.wx = s.wxLayer() // build.go; while the state directory exists
 	s.env = s.baseEnv()
 	s.diskLimitBytes = s.diskLimit()
 	s.diskInodeLimit = s.inodeLimit()
