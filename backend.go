@@ -35,7 +35,7 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 		Limits: spec.Limits{
 			MemoryBytes:   cfg.Limits.MemoryBytes,
 			CPUSeconds:    cfg.Limits.CPUSeconds,
-			FileSizeBytes: s.startFileSize(),
+			FileSizeBytes: s.disk.StartFileSize(),
 			Processes:     cfg.Limits.Processes,
 			OpenFiles:     cfg.Limits.OpenFiles,
 		},
@@ -149,7 +149,7 @@ func (s *Sandbox) report() Report {
 	if !own {
 		r.Layers = append(r.Layers, Layer(s.build.Layer())) // internal/buildmode
 	}
-	r.Layers = append(r.Layers, s.diskLayer()) // disk.go
+	r.Layers = append(r.Layers, Layer(s.disk.Layer())) // internal/disklimit
 	return r
 }
 

@@ -273,7 +273,7 @@ func (c *Cmd) start() error {
 		}
 		return err
 	}
-	c.fileSize = c.sb.fileSizeBudget()
+	c.fileSize = c.sb.disk.FileSizeBudget()
 	cmd := &spec.Command{Path: path, Args: args, Env: env, Dir: dir, Pty: c.Setctty}
 	c.io, err = newStdio(c.Stdin, c.Stdout, c.Stderr)
 	if err != nil {
@@ -352,7 +352,7 @@ func (c *Cmd) armLimits() {
 	if lim.Timeout > 0 {
 		c.timer = time.AfterFunc(lim.Timeout, func() { c.killLimit(timeoutKill(lim.Timeout)) })
 	}
-	c.watchdog = c.sb.watchDisk(c)
+	c.watchdog = c.watchDisk()
 }
 
 // Wait waits for the command to exit and for its I/O to be copied. A

@@ -59,10 +59,10 @@ func (s *Sandbox) quarantineSuffix() string { return ".moat-quarantine-" + s.id 
 // checkGit neutralises the git control paths the run created or changed
 // and records each; Close calls it once no sandboxed process is left.
 func (s *Sandbox) checkGit() {
-	if s.diskInodeLimit > 0 {
+	if s.disk.Inodes() > 0 {
 		// Every command had that many inodes to make directories with:
 		// the check reads as many more directories as New saw.
-		n, w := s.diskInodeLimit, max(s.diskWatches.Load(), 1)
+		n, w := s.disk.Inodes(), max(s.disk.Watches(), 1)
 		if n > math.MaxInt64/w {
 			n = math.MaxInt64
 		} else {

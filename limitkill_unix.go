@@ -34,7 +34,7 @@ func (c *Cmd) kernelLimitKill(state *os.ProcessState, fsize int64) (limitKill, b
 			spent := c.diskSpent
 			c.mu.Unlock()
 			if spent { // the same line the disk watch gave (disk.go)
-				return diskSpentKill(c.sb.diskLimitBytes), true
+				return diskSpentKill(c.sb.disk.Bytes()), true
 			}
 			return diskBudgetKill(fsize), true
 		}

@@ -5,10 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
-	"sync/atomic"
 
 	"github.com/moat-sandbox/moat/internal/buildmode"
 	"github.com/moat-sandbox/moat/internal/cachehome"
+	"github.com/moat-sandbox/moat/internal/disklimit"
 	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
@@ -40,14 +40,10 @@ type Sandbox struct {
 	view spec.View
 	// proxy is the policy proxy; nil when the network is denied.
 	proxy *netProxy
-	// diskLimitBytes is the resolved Limits.DiskBytes; 0 means none.
-	diskLimitBytes int64
-	// diskInodeLimit is the resolved Limits.DiskInodes; 0 means none.
-	diskInodeLimit int64
-	// diskWatches counts the commands the disk watch ran for, each with
-	// diskInodeLimit inodes of its own (gitcontrol.go bounds the Close
-	// scan by them).
-	diskWatches atomic.Int64
+	// disk is the disk limits, resolved by New, and the commands the
+	// disk watch ran for (internal/disklimit; gitcontrol.go bounds the
+	// Close scan by them).
+	disk disklimit.Limit
 	// sweptRepos are the .git directories a sweep of a dead run's
 	// journal kept, with their control paths set aside (controljournal.go).
 	sweptRepos map[string]bool
@@ -103,6 +99,13 @@ func New(cfg Config) (*Sandbox, error) {
 	if p := cfg.Python; p != nil && p.AllowPipInstall {
 		s.build.PipVenv = p.Venv
 	}
+	s.disk = disklimit.Limit{DiskBytes: cfg.Limits.DiskBytes, DiskInodes: cfg.Limits.DiskInodes,
+		FileSize: cfg.Limits.FileSizeBytes, WorkDir: s.workDir, Private: s.privateRoots, Free: freeBytes}
+	for _, g := range cfg.Grants {
+		if g.Access.CanWrite() {
+			s.disk.Grants = append(s.disk.Grants, g.Path)
+		}
+	}
 	s.sweepCrashed() // controljournal.go: what runs killed before Close left
 	s.snapshotGit()
 	if err := s.openJournal(); err != nil {
@@ -146,8 +149,7 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	s.backend = eng
 	s.env = s.baseEnv()
-	s.diskLimitBytes = s.diskLimit()
-	s.diskInodeLimit = s.inodeLimit()
+	s.disk.Resolve() // internal/disklimit
 	return s, nil
 }
 
