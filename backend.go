@@ -51,7 +51,7 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 		}
 		p.Grants = append(p.Grants, spec.Grant{Path: g.Path, Write: g.Access.CanWrite(), Exec: g.Access.CanExec(), Dev: dev, Ino: ino})
 	}
-	for _, store := range s.cacheStores() { // caches.go: writable, never executable
+	for _, store := range s.caches.Stores() { // internal/cachehome: writable, never executable
 		dev, ino, err := fileIdentity(store)
 		if err != nil {
 			return p, errorf("cache store %q: %w", store, err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/bytestr"
+	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/gitguard"
 	"github.com/moat-sandbox/moat/internal/hostiletree"
 	"github.com/moat-sandbox/moat/internal/paths"
@@ -772,8 +773,8 @@ func (s *Sandbox) protectStateRoot(v spec.View) spec.View {
 	if err != nil {
 		return v
 	}
-	v = protectPath(protectPath(v, root), s.cacheRoot()) // caches.go
-	for _, r := range recordedCacheRoots(root) {         // caches.go
+	v = protectPath(protectPath(v, root), s.caches.Root(cacheLayout)) // internal/cachehome, caches.go
+	for _, r := range cachehome.RecordedRoots(root) {                 // internal/cachehome
 		v = protectPath(v, r)
 	}
 	return v

@@ -13,7 +13,7 @@ func (s *Sandbox) outlivingPlaces() []string {
 	if s.homeDir != "" {
 		out = append(out, s.homeDir)
 	}
-	out = append(out, s.cacheStores()...) // caches.go
+	out = append(out, s.caches.Stores()...) // internal/cachehome
 	if p := s.cfg.Python; p != nil && p.AllowPipInstall && p.Venv != "" {
 		out = append(out, p.Venv)
 	}

@@ -26,13 +26,12 @@ type Sandbox struct {
 	stateDir string
 	// homeDir is Config.Home, resolved; empty for a fresh private home.
 	homeDir string
-	// caches holds the kept cache stores linked into the fresh home
-	// (caches.go); nil without Config.KeepCaches, or when another run
-	// holds them. cacheLayout is where they live, for Close's prune.
-	caches      *cachehome.Lease
-	cacheLayout cachehome.Layout
-	env         []string
-	backend     spec.Backend
+	// caches holds the kept cache stores linked into the fresh home, and
+	// where they live, for Close's prune (internal/cachehome, caches.go);
+	// none without Config.KeepCaches, or when another run holds them.
+	caches  cachehome.Kept
+	env     []string
+	backend spec.Backend
 	// build is build mode and where write-xor-execute holds
 	// (internal/buildmode), set by New once the state directory exists.
 	build buildmode.Mode
@@ -211,7 +210,7 @@ func (s *Sandbox) Close() error {
 	if rmErr := s.removeWorkDir(); err == nil {
 		err = rmErr
 	}
-	s.pruneCaches() // caches.go: after the run released its own stores
+	s.caches.Prune() // internal/cachehome: after the run released its own stores
 	return err
 }
 

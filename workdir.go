@@ -37,7 +37,7 @@ func (s *Sandbox) prepareWorkDir() error {
 		s.removeWorkDir()
 		return errorf("%w", err)
 	}
-	if err := s.openCaches(); err != nil { // caches.go
+	if err := openCaches(&s.caches, &s.cfg, s.workDir, s.privateHome()); err != nil { // caches.go
 		s.removeWorkDir()
 		return err
 	}
@@ -49,7 +49,10 @@ func (s *Sandbox) prepareWorkDir() error {
 // owner marker is what lets a later sweep remove an automatic working
 // directory that a crash left behind, so it goes last.
 func (s *Sandbox) removeWorkDir() error {
-	cacheErr := s.releaseCaches() // caches.go
+	cacheErr := s.caches.Release() // internal/cachehome
+	if cacheErr != nil {
+		cacheErr = errorf("%w", cacheErr)
+	}
 	var workErr error
 	if s.autoDir && s.workDir != "" {
 		if err := statedir.RemoveAll(s.workDir); err != nil {
@@ -79,7 +82,7 @@ func (s *Sandbox) privateRoots() []string {
 	if s.homeDir != "" {
 		out = append(out, s.homeDir)
 	}
-	return append(out, s.cacheStores()...)
+	return append(out, s.caches.Stores()...)
 }
 
 // privateTmp is the host directory that is the sandbox's /tmp (and TMPDIR);
