@@ -64,7 +64,7 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 			skip = append(skip, g.Path)
 		}
 		p.View.SharedTemp = hostview.SharedTempFiles(hostview.SharedTempDirs, skip)
-		p.View.SharedTemp = append(p.View.SharedTemp, s.sharedTempDirs(skip)...) // prestart_temp.go
+		p.View.SharedTemp = append(p.View.SharedTemp, s.pre.SharedTempDirs(skip)...) // internal/prestart
 		s.sharedTemp = p.View.SharedTemp
 	}
 	sockets, err := socketGrants(cfg.Sockets)

@@ -264,12 +264,12 @@ func (c *Cmd) start() error {
 		args = []string{c.Path}
 	}
 	if !c.checked { // prestart.go: Cmd.Check ran them already
-		c.sb.preStartCheck(func() []string { return env }, c.Env, append([]string{c.Path}, args[1:]...))
+		c.sb.pre.Check(func() []string { return env }, c.Env, append([]string{c.Path}, args[1:]...))
 	}
 	path, err := c.sb.resolveExecutable(c.Path, dir, env)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			c.sb.noteHiddenProgram(c.Path)
+			c.sb.pre.NoteHiddenProgram(c.Path)
 		}
 		return err
 	}

@@ -58,3 +58,15 @@ func (c *Cmd) noteDiskSpent() {
 	c.mu.Unlock()
 	c.sb.addRefusal(diskSpentKill(c.sb.disk.Bytes()).refusal())
 }
+
+// writableGrants are the paths of the grants the sandbox may write, which
+// count against the disk limit (internal/disklimit: Limit.Grants).
+func writableGrants(grants []Grant) []string {
+	var out []string
+	for _, g := range grants {
+		if g.Access.CanWrite() {
+			out = append(out, g.Path)
+		}
+	}
+	return out
+}

@@ -40,7 +40,7 @@ func (s *Sandbox) baseEnv() []string {
 	for _, kv := range s.toolchainEnv() {
 		env = mergeEnv(env, kv)
 	}
-	for _, kv := range quietEnv { // env_quiet.go
+	for _, kv := range hostview.QuietEnv { // internal/hostview
 		env = mergeEnv(env, kv)
 	}
 	for _, kv := range s.proxy.env() {

@@ -70,7 +70,7 @@ func TestRefusalSettingsAgree(t *testing.T) {
 // refusalSiteDirs are the directories, from the module's root, whose
 // files build refusals: the root package and the internal packages it
 // moved refusal sites to.
-var refusalSiteDirs = []string{".", "internal/refusal", "internal/buildmode"}
+var refusalSiteDirs = []string{".", "internal/refusal", "internal/buildmode", "internal/prestart"}
 
 // A source scan of the package and refusalSiteDirs: no refusal is built with Allow words of its
 // own (they come from Setting), and every Setting or limitKill a site names

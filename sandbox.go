@@ -9,6 +9,7 @@ import (
 	"github.com/moat-sandbox/moat/internal/buildmode"
 	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/disklimit"
+	"github.com/moat-sandbox/moat/internal/prestart"
 	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
@@ -49,14 +50,12 @@ type Sandbox struct {
 
 	// refused collects what the sandbox was refused, for Refusals.
 	refused refusal.List
-	// pre is the view the pre-start checks use (prestart.go).
-	pre prestart
+	// pre is the pre-start checks, their view and the shared-temp
+	// directories they refused (internal/prestart, prestart.go).
+	pre prestart.Checks
 	// sharedTemp are the shared-temp entries the sandbox was shown at
 	// New (backend.go: policy).
 	sharedTemp []string
-	// tempRefused are the shared-temp directories variables named that
-	// were not shown (prestart_temp.go), already refused.
-	tempRefused map[string]bool
 	// ipc is the IPC server and its directory (ipc_sandbox.go); nil
 	// without Config.IPC.
 	ipc *ipcState
@@ -93,18 +92,15 @@ func New(cfg Config) (*Sandbox, error) {
 	if err := s.prepareWorkDir(); err != nil {
 		return nil, err
 	}
+	s.disk = disklimit.Limit{DiskBytes: cfg.Limits.DiskBytes, DiskInodes: cfg.Limits.DiskInodes,
+		FileSize: cfg.Limits.FileSizeBytes, WorkDir: s.workDir, Grants: writableGrants(cfg.Grants), Private: s.privateRoots, Free: freeBytes}
 	s.build = buildmode.Mode{On: cfg.Build, Permissive: cfg.Isolation == IsolationPermissive,
-		WorkDir: s.workDir, StateDir: s.stateDir, Written: s.writtenPlace, Refused: &s.refused}
+		WorkDir: s.workDir, StateDir: s.stateDir, Written: s.disk.Written, Refused: &s.refused}
 	if p := cfg.Python; p != nil && p.AllowPipInstall {
 		s.build.PipVenv = p.Venv
 	}
-	s.disk = disklimit.Limit{DiskBytes: cfg.Limits.DiskBytes, DiskInodes: cfg.Limits.DiskInodes,
-		FileSize: cfg.Limits.FileSizeBytes, WorkDir: s.workDir, Private: s.privateRoots, Free: freeBytes}
-	for _, g := range cfg.Grants {
-		if g.Access.CanWrite() {
-			s.disk.Grants = append(s.disk.Grants, g.Path)
-		}
-	}
+	s.pre = prestart.Checks{Set: cfg.Env.Set, Passthrough: cfg.Env.Passthrough, Deny: cfg.Deny, Hooks: prestart.Hooks{
+		View: s.checkView, TempInside: s.tempInside, Written: s.disk.Written, Protection: protectionOf, HostProgram: hostProgram, Refused: &s.refused}}
 	s.sweepCrashed() // controljournal.go: what runs killed before Close left
 	s.snapshotGit()
 	if err := s.openJournal(); err != nil {

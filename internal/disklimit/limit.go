@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/diskwatch"
+	"github.com/moat-sandbox/moat/internal/paths"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -170,4 +171,11 @@ func (l *Limit) Layer() spec.Layer {
 		d += fmt.Sprintf("; %d file system(s) without inode counts are walked instead", n-counted)
 	}
 	return spec.Layer{Name: "disk", Active: true, Detail: d}
+}
+
+// Written reports whether path lies where the sandbox writes: under one of
+// Roots (the working directory, its private temp and home, a writable
+// grant).
+func (l *Limit) Written(path string) bool {
+	return paths.UnderAny(path, l.Roots())
 }
