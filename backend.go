@@ -219,7 +219,7 @@ func socketGrants(paths []string) ([]spec.Socket, error) {
 
 // noteSocketRefusals records what the backend's supervisor saw the sandbox
 // refused since the last call: host sockets, execs of written files
-// (build.go), socket families.
+// (internal/buildmode), socket families.
 func (s *Sandbox) noteSocketRefusals() {
 	for _, r := range s.backend.Refusals() {
 		if r.Dropped > 0 {
