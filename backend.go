@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/moat-sandbox/moat/internal/buildmode"
+	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/hostview"
 	"github.com/moat-sandbox/moat/internal/runjournal"
@@ -36,7 +38,7 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 		Limits: spec.Limits{
 			MemoryBytes:   cfg.Limits.MemoryBytes,
 			CPUSeconds:    cfg.Limits.CPUSeconds,
-			FileSizeBytes: s.startFileSize(),
+			FileSizeBytes: s.disk.StartFileSize(),
 			Processes:     cfg.Limits.Processes,
 			OpenFiles:     cfg.Limits.OpenFiles,
 		},
@@ -52,7 +54,7 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 		}
 		p.Grants = append(p.Grants, spec.Grant{Path: g.Path, Write: g.Access.CanWrite(), Exec: g.Access.CanExec(), Dev: dev, Ino: ino})
 	}
-	for _, store := range s.cacheStores() { // caches.go: writable, never executable
+	for _, store := range s.caches.Stores() { // internal/cachehome: writable, never executable
 		dev, ino, err := fileid.Identity(store)
 		if err != nil {
 			return p, errorf("cache store %q: %w", store, err)
@@ -65,7 +67,7 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 			skip = append(skip, g.Path)
 		}
 		p.View.SharedTemp = hostview.SharedTempFiles(hostview.SharedTempDirs, skip)
-		p.View.SharedTemp = append(p.View.SharedTemp, s.sharedTempDirs(skip)...) // prestart_temp.go
+		p.View.SharedTemp = append(p.View.SharedTemp, s.pre.SharedTempDirs(skip)...) // internal/prestart
 		s.sharedTemp = p.View.SharedTemp
 	}
 	sockets, err := socketGrants(cfg.Sockets)
@@ -76,14 +78,14 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 	if s.proxy != nil {
 		p.Network.ProxyPort, p.Network.ServeProxy = s.proxy.port, s.proxy.serve
 	}
-	p.Network.DNSQuery = s.dnsRefuser() // dnsrefusal.go
+	p.Network.DNSQuery = s.refused.DNSRefuser(NetworkDeniesAll(s.cfg.Network)) // internal/refusal
 	p.HostNetwork = IsHostNetwork(cfg.Network)
 	if p.FS, err = s.fsPolicy(); err != nil { // filesystem_spec.go
 		return p, err
 	}
-	scratch, err := s.prepareBuild()
+	scratch, err := s.build.Prepare() // internal/buildmode
 	if err != nil {
-		return p, err
+		return p, errorf("%w", err)
 	}
 	if scratch != "" {
 		p.Scratch = []string{scratch}
@@ -105,7 +107,7 @@ func (s *Sandbox) homeView() spec.View {
 		in.Granted = append(in.Granted, g.Path)
 	}
 	return runjournal.ProtectStateRoot(hostview.View(in), func(root string) []string { // internal/runjournal
-		return append([]string{s.cacheRoot()}, recordedCacheRoots(root)...) // caches.go
+		return append([]string{s.caches.Root(cacheLayout)}, cachehome.RecordedRoots(root)...) // internal/cachehome
 	})
 }
 
@@ -147,12 +149,12 @@ func (s *Sandbox) report() Report {
 	own := false // a backend that cannot hold write-xor-execute says so itself
 	for _, l := range sr.Layers {
 		r.Layers = append(r.Layers, Layer(l))
-		own = own || l.Name == s.wx.Name
+		own = own || l.Name == buildmode.LayerName
 	}
 	if !own {
-		r.Layers = append(r.Layers, s.wx)
+		r.Layers = append(r.Layers, Layer(s.build.Layer())) // internal/buildmode
 	}
-	r.Layers = append(r.Layers, s.diskLayer()) // disk.go
+	r.Layers = append(r.Layers, Layer(s.disk.Layer())) // internal/disklimit
 	return r
 }
 
@@ -222,11 +224,11 @@ func socketGrants(paths []string) ([]spec.Socket, error) {
 
 // noteSocketRefusals records what the backend's supervisor saw the sandbox
 // refused since the last call: host sockets, execs of written files
-// (build.go), socket families.
+// (internal/buildmode), socket families.
 func (s *Sandbox) noteSocketRefusals() {
 	for _, r := range s.backend.Refusals() {
 		if r.Dropped > 0 {
-			s.noteDroppedRefusals(r.Kind, r.Dropped) // supervisorrefusal.go
+			s.refused.NoteDropped(r.Kind, r.Dropped) // internal/refusal
 			continue
 		}
 		switch r.Kind {
@@ -238,7 +240,7 @@ func (s *Sandbox) noteSocketRefusals() {
 				Setting: "sockets",
 			})
 		case spec.RefusedExec:
-			s.noteWrittenExec(r.Subject)
+			s.build.NoteWrittenExec(r.Subject)
 		case spec.RefusedSocket:
 			// No flag opens other families: the detail says what the
 			// sandbox may use instead.

@@ -3,22 +3,15 @@ package moat
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"time"
 
 	"github.com/moat-sandbox/moat/internal/cachehome"
-	"github.com/moat-sandbox/moat/internal/paths"
 	"github.com/moat-sandbox/moat/internal/runjournal"
 )
-
-// cacheHomesRecords is the directory of the cache stores' records in
-// moat's state directory.
-const cacheHomesRecords = "cache-homes"
 
 // cacheLayout says where the cache stores and their records live; tests
 // replace it.
@@ -35,127 +28,25 @@ var cacheLayout = func() (cachehome.Layout, error) {
 	if err != nil {
 		return cachehome.Layout{}, err
 	}
-	return cachehome.Layout{Root: root, Records: filepath.Join(state, cacheHomesRecords)}, nil
+	return cachehome.Layout{Root: root, Records: filepath.Join(state, cachehome.RecordsName)}, nil
 }
 
-// openCaches takes this run's cache stores (Config.KeepCaches) and links
-// them into the fresh home: only the cache directories persist, never the
-// home's config or start-up files. The key is the working directory's
-// identity and the digest of the policy. Another run holding the same key
-// leaves this one a throwaway home, as do a platform without stores and
-// stores that cannot be made (no usable HOME) or used safely (inside the
-// working directory or the state directory, or not what moat made).
-func (s *Sandbox) openCaches() error {
-	if !s.cfg.KeepCaches || !cachehome.Supported {
+// openCaches takes this run's cache stores (Config.KeepCaches) into k and
+// links them into the fresh home home (internal/cachehome: Kept.Open),
+// keyed by the working directory workDir and the digest of cfg. A
+// platform without stores leaves the run a throwaway home.
+func openCaches(k *cachehome.Kept, cfg *Config, workDir, home string) error {
+	if !cfg.KeepCaches || !cachehome.Supported {
 		return nil
 	}
-	policy, err := cacheDigest(&s.cfg)
+	policy, err := cacheDigest(cfg)
 	if err != nil {
 		return err
 	}
-	project, err := cachehome.Identify(s.dirs.Work)
-	if errors.Is(err, cachehome.ErrNoIdentity) {
-		return nil // a re-made directory could not be told apart: a throwaway home
-	}
-	if err != nil {
-		return errorf("keep caches: working directory %q: %w", s.dirs.Work, err)
-	}
-	layout, err := cacheLayout()
-	if err != nil {
-		return nil // no usable cache directory (no HOME, say): a throwaway home
-	}
-	root, err := filepath.EvalSymlinks(filepath.Dir(layout.Root))
-	if err == nil {
-		root = filepath.Join(root, filepath.Base(layout.Root))
-	} else {
-		root = layout.Root
-	}
-	// Stores inside the working directory (a home working directory, say)
-	// would be writable through it, all of them; stores in the state
-	// directory would show it. Either way: a throwaway home.
-	if paths.Under(root, s.dirs.Work) || paths.Under(s.dirs.Work, root) || paths.Under(root, filepath.Dir(layout.Records)) {
-		return nil
-	}
-	lease, err := cachehome.Open(layout, project, policy)
-	if err != nil {
-		// Another run holds them (cachehome.ErrBusy), or the stores
-		// cannot be made or are not what moat made: a throwaway home,
-		// which keeps nothing and trusts nothing.
-		return nil
-	}
-	if err := lease.Link(s.dirs.PrivateHome()); err != nil {
-		lease.Close(1)
-		return errorf("keep caches: %w", err)
-	}
-	s.caches, s.cacheLayout = lease, layout
-	return nil
-}
-
-// cacheRoot is where every project's cache stores live, resolved, which
-// every sandbox's view hides (a run's own stores are granted back), so
-// that no run, at any isolation level, reads or writes another policy's
-// caches; "" when there is no such place.
-func (s *Sandbox) cacheRoot() string {
-	l := s.cacheLayout
-	if l.Root == "" {
-		var err error
-		if l, err = cacheLayout(); err != nil {
-			return ""
-		}
-	}
-	if r, err := filepath.EvalSymlinks(l.Root); err == nil {
-		return r
-	}
-	return l.Root
-}
-
-// recordedCacheRoots are the stores roots that runs with other
-// environments used (cachehome.Roots, in the state directory state),
-// resolved: every sandbox's view hides them as it hides cacheRoot, so a
-// grant over another XDG_CACHE_HOME shows no other policy's stores. A
-// record that cannot be read hides nothing more.
-func recordedCacheRoots(state string) []string {
-	roots, _ := cachehome.Roots(filepath.Join(state, cacheHomesRecords))
-	out := make([]string, 0, len(roots))
-	for _, r := range roots {
-		if res, err := filepath.EvalSymlinks(r); err == nil {
-			r = res
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// cacheStores are the run's cache store directories: writable, never
-// executable, and outliving the run. Nil without kept caches.
-func (s *Sandbox) cacheStores() []string {
-	if s.caches == nil {
-		return nil
-	}
-	return s.caches.Stores()
-}
-
-// releaseCaches records the stores' use and size and releases them.
-func (s *Sandbox) releaseCaches() error {
-	if s.caches == nil {
-		return nil
-	}
-	err := s.caches.Close(0)
-	s.caches = nil
-	if err != nil {
+	if err := k.Open(cacheLayout, workDir, home, policy); err != nil {
 		return errorf("%w", err)
 	}
 	return nil
-}
-
-// pruneCaches bounds the stores' age and size, at Close and never on the
-// start path; its failure does not fail Close, and the next Close tries
-// again.
-func (s *Sandbox) pruneCaches() {
-	if s.cacheLayout.Root == "" {
-		return
-	}
-	_, _ = cachehome.Prune(s.cacheLayout, cachehome.Bounds{}, time.Now())
 }
 
 // cacheDigest digests everything in cfg that changes what a run may reach

@@ -13,6 +13,7 @@ import (
 
 	"github.com/moat-sandbox/moat/internal/limitkill"
 	"github.com/moat-sandbox/moat/internal/lookpath"
+	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -267,16 +268,16 @@ func (c *Cmd) start() error {
 		args = []string{c.Path}
 	}
 	if !c.checked { // prestart.go: Cmd.Check ran them already
-		c.sb.preStartCheck(func() []string { return env }, c.Env, append([]string{c.Path}, args[1:]...))
+		c.sb.pre.Check(func() []string { return env }, c.Env, append([]string{c.Path}, args[1:]...))
 	}
 	path, err := c.resolveExecutable(c.Path, dir, env)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			c.sb.noteHiddenProgram(c.Path)
+			c.sb.pre.NoteHiddenProgram(c.Path)
 		}
 		return err
 	}
-	c.fileSize = c.sb.fileSizeBudget()
+	c.fileSize = c.sb.disk.FileSizeBudget()
 	cmd := &spec.Command{Path: path, Args: args, Env: env, Dir: dir, Pty: c.Setctty}
 	c.io, err = newStdio(c.Stdin, c.Stdout, c.Stderr)
 	if err != nil {
@@ -355,7 +356,7 @@ func (c *Cmd) armLimits() {
 	if lim.Timeout > 0 {
 		c.timer = time.AfterFunc(lim.Timeout, func() { c.killLimit(limitkill.Timeout(lim.Timeout)) })
 	}
-	c.watchdog = c.sb.watchDisk(c)
+	c.watchdog = c.watchDisk()
 }
 
 // Wait waits for the command to exit and for its I/O to be copied. A
@@ -399,7 +400,7 @@ func (c *Cmd) Wait() error {
 		return &ExitError{ProcessState: state, reason: overReason, limit: c.limitOf()}
 	}
 	if !state.Success() {
-		c.sb.noteExit(c.Path, state.ExitCode())
+		c.sb.build.NoteExit(c.Path, state.ExitCode(), c.sb.backend.SupervisesExec())
 		c.mu.Lock()
 		reason := c.reason
 		c.mu.Unlock()
@@ -504,7 +505,7 @@ func (b *syncBuffer) Bytes() []byte {
 
 // limitRefusal is limit kill k as a refusal of kind "limit".
 func limitRefusal(k limitkill.Kill) Refusal {
-	return Refusal{Kind: "limit", Subject: k.Subject, Detail: k.Detail, Setting: k.Setting, Value: k.Value}.derived()
+	return refusal.Derived(Refusal{Kind: "limit", Subject: k.Subject, Detail: k.Detail, Setting: k.Setting, Value: k.Value})
 }
 
 // limitKilled records k once: as the reason the ExitError gives (the first
@@ -535,7 +536,7 @@ func (c *Cmd) limitOf() string {
 // rlimits, from its wait status (internal/limitkill: FromExit).
 func (c *Cmd) kernelLimitKill(state *os.ProcessState, fsize int64) (limitkill.Kill, bool) {
 	lim := c.sb.cfg.Limits
-	return limitkill.FromExit(state, fsize, limitkill.Limits{CPUSeconds: lim.CPUSeconds, FileSizeBytes: lim.FileSizeBytes, DiskBytes: c.sb.diskLimitBytes}, func() bool {
+	return limitkill.FromExit(state, fsize, limitkill.Limits{CPUSeconds: lim.CPUSeconds, FileSizeBytes: lim.FileSizeBytes, DiskBytes: c.sb.disk.Bytes()}, func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return c.diskSpent
@@ -564,7 +565,7 @@ func (c *Cmd) resolveExecutable(name, dir string, env []string) (string, error) 
 	var le *lookpath.Error
 	if errors.As(err, &le) {
 		if le.Refused != "" {
-			c.sb.noteExecRefused(le.Refused)
+			c.sb.build.NoteExecRefused(le.Refused)
 		}
 		return "", &commandError{msg: le.Msg, kind: le.Kind}
 	}

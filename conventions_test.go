@@ -113,6 +113,10 @@ func TestImportDirection(t *testing.T) {
 	cliOnly := under("github.com/spf13/cobra", "github.com/spf13/pflag", "github.com/pelletier/go-toml",
 		"github.com/BurntSushi/toml", "github.com/creack/pty",
 		mod+"/internal/cli", mod+"/policy", mod+"/cmd")
+	// exactlyRootOrAbove forbids the root package and what imports it.
+	exactlyRootOrAbove := func(imp string) bool {
+		return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp)
+	}
 	// tests marks a rule that the package's own tests obey too.
 	rules := []struct {
 		name       string
@@ -188,6 +192,17 @@ func TestImportDirection(t *testing.T) {
 			func(imp string) bool { return imp == mod }},
 		{"spec depends on nothing else of the module", "./internal/spec/...", true, false,
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/spec") }},
+		// The root's refusals, pre-start checks, build mode and disk limits
+		// moved down into these: they are given values and hooks, and
+		// never reach back up into the root.
+		{"refusal depends on nothing else of the module but settings, spec, proxy and hostpattern", "./internal/refusal/...", true, true,
+			func(imp string) bool {
+				return within(imp, mod) && !within(imp, mod+"/internal/refusal") && imp != mod+"/internal/settings" &&
+					imp != mod+"/internal/spec" && !within(imp, mod+"/internal/proxy") && imp != mod+"/internal/hostpattern"
+			}},
+		{"prestart imports nothing above it", "./internal/prestart/...", true, true, exactlyRootOrAbove},
+		{"buildmode imports nothing above it", "./internal/buildmode/...", true, true, exactlyRootOrAbove},
+		{"disklimit imports nothing above it", "./internal/disklimit/...", true, true, exactlyRootOrAbove},
 		{"no production code depends on the test helpers", "./...", true, false,
 			under(mod+"/internal/moattest", mod+"/internal/report/jsonv1/schematest")},
 	}

@@ -40,13 +40,13 @@ func (s *Sandbox) baseEnv() []string {
 	for _, kv := range s.toolchainEnv() {
 		env = mergeEnv(env, kv)
 	}
-	for _, kv := range quietEnv { // env_quiet.go
+	for _, kv := range hostview.QuietEnv { // internal/hostview
 		env = mergeEnv(env, kv)
 	}
 	for _, kv := range s.proxy.env() {
 		env = mergeEnv(env, kv)
 	}
-	for _, kv := range s.buildEnv() {
+	for _, kv := range s.build.Env() {
 		env = mergeEnv(env, kv)
 	}
 	pass := append(append([]string(nil), defaultPassthrough...), s.cfg.Env.Passthrough...)

@@ -18,7 +18,7 @@ func (s *Sandbox) sandboxPath() string {
 		Denied:    hostview.NeverOnPath(),
 		Protected: s.view.Protected,
 	}
-	rules.Writable = append([]string{s.dirs.Work}, s.dirs.PrivateRoots(s.cacheStores())...)
+	rules.Writable = append([]string{s.dirs.Work}, s.dirs.PrivateRoots(s.caches.Stores())...)
 	for _, g := range s.cfg.Grants {
 		switch {
 		case g.Access.CanWrite() && g.Access.CanExec():

@@ -64,7 +64,7 @@ func (s *Sandbox) startIPC() error {
 	if err != nil {
 		return err
 	}
-	if s.writtenPlace(bin) {
+	if s.disk.Written(bin) {
 		return errorf("ipc: this program's binary %q lies where the sandbox writes; the sandbox would run it as the shims' client, so it could replace it: build it elsewhere", bin)
 	}
 	if s.cfg.Isolation == IsolationPermissive && !paths.UnderAny(bin, hostview.SharedTempDirs) && userCanReplace(bin) {
@@ -154,7 +154,7 @@ func (s *Sandbox) makeIPCDir() (dir string, own bool, err error) {
 	fits := func(d string) bool { return len(filepath.Join(d, ipcSocketName)) <= ipc.MaxSocketPath }
 	if s.cfg.Isolation != IsolationPermissive {
 		for _, base := range ipcBases() {
-			if s.writtenPlace(base) || paths.UnderAny(base, []string{s.dirs.Work}) {
+			if s.disk.Written(base) || paths.UnderAny(base, []string{s.dirs.Work}) {
 				continue
 			}
 			sweepIPCOnce(base) // ipc_dirs_unix.go: what a crash left

@@ -35,7 +35,7 @@ func (s *Sandbox) openJournal() error {
 	if s.dirs.Home != "" {
 		outliving = append(outliving, s.dirs.Home)
 	}
-	outliving = append(outliving, s.cacheStores()...) // caches.go
+	outliving = append(outliving, s.caches.Stores()...) // caches.go
 	if p := s.cfg.Python; p != nil && p.AllowPipInstall && p.Venv != "" {
 		outliving = append(outliving, p.Venv)
 	}
@@ -55,10 +55,10 @@ func (s *Sandbox) openJournal() error {
 // process is left.
 func (s *Sandbox) closeJournal() {
 	var creatable int64
-	if s.diskInodeLimit > 0 {
+	if s.disk.Inodes() > 0 {
 		// Every command had that many inodes to make directories with:
 		// the check reads as many more directories as New saw.
-		n, w := s.diskInodeLimit, max(s.diskWatches.Load(), 1)
+		n, w := s.disk.Inodes(), max(s.disk.Watches(), 1)
 		if n > math.MaxInt64/w {
 			n = math.MaxInt64
 		} else {

@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/moat-sandbox/moat/internal/diskwatch"
 	"github.com/moat-sandbox/moat/internal/limitkill"
-	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
 // Every limit kill reads as one line naming the limit and its flag.
@@ -75,43 +73,5 @@ func TestLimitKilledOnce(t *testing.T) {
 	}
 	if r := c.sb.Refusals(); len(r) != 1 || r[0].Subject != "timeout" || r[0].Kind != "limit" {
 		t.Fatalf("refusals = %v", r)
-	}
-}
-
-func TestInodeLimit(t *testing.T) {
-	dir := t.TempDir()
-	free := diskwatch.FreeInodes([]string{dir})
-	cases := []struct {
-		name         string
-		inodes, disk int64
-		want         int64
-	}{
-		{"explicit", 500, 20 << 20, 500},
-		{"none", -1, 20 << 20, 0},
-		{"derived from 20 MiB", 0, 20 << 20, 5120},
-		{"floor", 0, 1 << 20, minDefaultInodes},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			s := &Sandbox{dirs: statedir.Dirs{Work: dir}, cfg: Config{Limits: Limits{DiskInodes: tc.inodes}}, diskLimitBytes: tc.disk}
-			want := tc.want
-			if free >= 0 && tc.inodes == 0 {
-				want = min(want, free/2)
-			}
-			if got := s.inodeLimit(); got != want {
-				t.Fatalf("inodeLimit() = %d, want %d", got, want)
-			}
-		})
-	}
-	// Without a byte limit, half the free inodes at the call. Other tests
-	// create and remove files on the same file system meanwhile, so the
-	// count is read just before and just after: the answer must be half
-	// of one of the counts seen between them, exactly when they agree.
-	s := &Sandbox{dirs: statedir.Dirs{Work: dir}}
-	before := diskwatch.FreeInodes([]string{dir})
-	got := s.inodeLimit()
-	after := diskwatch.FreeInodes([]string{dir})
-	if lo, hi := min(before, after)/2, max(before, after)/2; before >= 0 && (got < lo || got > hi) {
-		t.Fatalf("inodeLimit() without a disk limit = %d, want half the free inodes, %d (%d after the call)", got, before/2, after/2)
 	}
 }

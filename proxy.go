@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/moat-sandbox/moat/internal/proxy"
+	"github.com/moat-sandbox/moat/internal/refusal"
 )
 
 // netProxy is a sandbox's policy proxy: one per sandbox, serving only the
@@ -18,7 +19,7 @@ type netProxy struct {
 	port  int
 	token string // the credential every client presents
 	// refused bounds the destinations recorded as refusals.
-	refused refusalBudget
+	refused refusal.Budget
 	// audit writes the proxy's decisions within the sandbox's bounds.
 	audit *auditThrottle
 }
@@ -48,9 +49,9 @@ func (s *Sandbox) startProxy() error {
 			switch {
 			case isAuditFull(err):
 				r.Reason, r.IP = "refused: the audit log holds no more of this sandbox's lines", ""
-				s.proxyRefused(&p.refused, r)
+				s.refused.ProxyRefused(policyName(s.cfg.Network), &p.refused, r)
 			case !r.Allowed:
-				s.proxyRefused(&p.refused, r)
+				s.refused.ProxyRefused(policyName(s.cfg.Network), &p.refused, r)
 			}
 			return err
 		},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/moat-sandbox/moat/internal/limitkill"
 	"github.com/moat-sandbox/moat/internal/proxy"
+	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/settings"
 )
 
@@ -28,9 +29,9 @@ func TestRefusalSettingsAgree(t *testing.T) {
 		wantSetting string
 		wantValue   string
 	}{
-		{"dns, no network", dnsRefusal(nil, "pypi.org"), "network.allow-domain", "pypi.org"},
-		{"network, not listed", networkRefusal("allow-list", proxy.Record{Host: "pypi.org", Port: 443, Reason: "not on the allow list"}, "pypi.org:443"), "network.allow-domain", "pypi.org"},
-		{"network, local", networkRefusal("allow-all", proxy.Record{Host: "db", Port: 5432, IP: "10.1.2.3", Reason: "private"}, "db:5432"), "network.allow-local", "10.1.2.3"},
+		{"dns, no network", refusal.DNS(true, "pypi.org"), "network.allow-domain", "pypi.org"},
+		{"network, not listed", refusal.Network("allow-list", proxy.Record{Host: "pypi.org", Port: 443, Reason: "not on the allow list"}, "pypi.org:443"), "network.allow-domain", "pypi.org"},
+		{"network, local", refusal.Network("allow-all", proxy.Record{Host: "db", Port: 5432, IP: "10.1.2.3", Reason: "private"}, "db:5432"), "network.allow-local", "10.1.2.3"},
 		{"memory", limitRefusal(limitkill.Memory(64<<20, "")), "limits.memory", ""},
 		{"memory, unmeasured", limitRefusal(limitkill.Memory(64<<20, "unmeasured: x")), "limits.memory", "unlimited"},
 		{"disk", limitRefusal(limitkill.Disk(1<<20, 2<<20)), "limits.disk", ""},
@@ -60,14 +61,19 @@ func TestRefusalSettingsAgree(t *testing.T) {
 		})
 	}
 	// Recording a refusal words Allow from its Setting, whatever a site set.
-	var rs refusals
-	rs.add(Refusal{Kind: "exec", Subject: "x", Setting: buildSetting, Allow: "stale words"})
-	if got := rs.snapshot()[0].Allow; got != "--build, Config.Build" {
+	var rs refusal.List
+	rs.Add(Refusal{Kind: "exec", Subject: "x", Setting: "build", Allow: "stale words"})
+	if got := rs.Snapshot()[0].Allow; got != "--build, Config.Build" {
 		t.Errorf("recorded Allow %q, want the table's", got)
 	}
 }
 
-// A source scan of the package: no refusal is built with Allow words of its
+// refusalSiteDirs are the directories, from the module's root, whose
+// files build refusals: the root package and the internal packages it
+// moved refusal sites to (internal/limitkill words the limit kills).
+var refusalSiteDirs = []string{".", "internal/refusal", "internal/buildmode", "internal/prestart", "internal/limitkill"}
+
+// A source scan of the package and refusalSiteDirs: no refusal is built with Allow words of its
 // own (they come from Setting), and every Setting or limit kill (limitkill.Kill)
 // a site names is in the settings table. A new refusal site that hard-codes a flag in
 // words fails here.
@@ -78,16 +84,15 @@ func TestRefusalSitesUseSettings(t *testing.T) {
 	if !ok {
 		t.Fatal("no caller information")
 	}
-	files, err := filepath.Glob(filepath.Join(filepath.Dir(self), "*.go"))
-	if err != nil {
-		t.Fatal(err)
+	root := filepath.Dir(self)
+	var files []string
+	for _, dir := range refusalSiteDirs {
+		got, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, got...)
 	}
-	// The limit kills are worded in internal/limitkill.
-	kills, err := filepath.Glob(filepath.Join(filepath.Dir(self), "internal", "limitkill", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files = append(files, kills...)
 	fset := token.NewFileSet()
 	sites, limitSites := 0, 0
 	for _, name := range files {
@@ -98,7 +103,8 @@ func TestRefusalSitesUseSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, l := scanRefusalSites(fset, f, filepath.Base(name), func(p string) { t.Error(p) })
+		rel, _ := filepath.Rel(root, name)
+		n, l := scanRefusalSites(fset, f, filepath.ToSlash(rel), func(p string) { t.Error(p) })
 		sites, limitSites = sites+n, limitSites+l
 	}
 	// Control: the scan saw the sites it is about.
@@ -140,17 +146,22 @@ func TestRefusalSitesScanControl(t *testing.T) {
 
 // scanRefusalSites reports, through problem, each Refusal or limitKill
 // literal in f that words Allow itself or names a Setting not in the table,
-// and each assignment to .Allow outside refusals.go; it returns how many
+// and each assignment to .Allow outside internal/refusal/refusal.go; it returns how many
 // Refusal and limitKill literals it saw.
 func scanRefusalSites(fset *token.FileSet, f *ast.File, name string, problem func(string)) (sites, limitSites int) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CompositeLit:
-			id, ok := n.Type.(*ast.Ident)
-			if !ok {
+			var typeName string
+			switch t := n.Type.(type) {
+			case *ast.Ident:
+				typeName = t.Name
+			case *ast.SelectorExpr:
+				typeName = t.Sel.Name // refusal.Refusal
+			default:
 				return true
 			}
-			switch id.Name {
+			switch typeName {
 			case "Refusal":
 				sites++
 				for _, e := range n.Elts {
@@ -183,7 +194,7 @@ func scanRefusalSites(fset *token.FileSet, f *ast.File, name string, problem fun
 				if !ok {
 					continue
 				}
-				if sel.Sel.Name == "Allow" && name != "refusals.go" {
+				if sel.Sel.Name == "Allow" && name != "internal/refusal/refusal.go" {
 					problem(fmt.Sprintf("%s: assigns .Allow; set Setting instead", fset.Position(n.Pos())))
 				}
 				if sel.Sel.Name == "Setting" && len(n.Rhs) == len(n.Lhs) {
@@ -197,7 +208,7 @@ func scanRefusalSites(fset *token.FileSet, f *ast.File, name string, problem fun
 }
 
 // checkSettingExpr fails unless e is a settings id in the table: a string
-// literal, or buildSetting (or limitkill.Kill's own field, whose literals are
+// literal, or internal/buildmode's buildSetting (or limitkill.Kill's own field, whose literals are
 // checked).
 func checkSettingExpr(fset *token.FileSet, e ast.Expr, problem func(string)) {
 	var id string
@@ -207,7 +218,7 @@ func checkSettingExpr(fset *token.FileSet, e ast.Expr, problem func(string)) {
 	case *ast.Ident:
 		switch e.Name {
 		case "buildSetting":
-			id = buildSetting
+			id = "build" // internal/buildmode's, checked there: TestSettingKnown
 		default:
 			problem(fmt.Sprintf("%s: Setting %s: use a string literal or a known constant, so the scan can check it", fset.Position(e.Pos()), e.Name))
 			return

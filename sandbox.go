@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
-	"sync/atomic"
 
+	"github.com/moat-sandbox/moat/internal/buildmode"
 	"github.com/moat-sandbox/moat/internal/cachehome"
+	"github.com/moat-sandbox/moat/internal/disklimit"
+	"github.com/moat-sandbox/moat/internal/prestart"
+	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/runjournal"
 	"github.com/moat-sandbox/moat/internal/spec"
 	"github.com/moat-sandbox/moat/internal/statedir"
@@ -23,38 +26,32 @@ type Sandbox struct {
 	// temp and home, removed by Close) and Config.Home resolved
 	// (workdir.go, internal/statedir).
 	dirs statedir.Dirs
-	// caches holds the kept cache stores linked into the fresh home
-	// (caches.go); nil without Config.KeepCaches, or when another run
-	// holds them. cacheLayout is where they live, for Close's prune.
-	caches      *cachehome.Lease
-	cacheLayout cachehome.Layout
-	env         []string
-	backend     spec.Backend
-	// wx is the report's write-xor-execute layer, decided by New.
-	wx Layer
+	// caches holds the kept cache stores linked into the fresh home, and
+	// where they live, for Close's prune (internal/cachehome, caches.go);
+	// none without Config.KeepCaches, or when another run holds them.
+	caches  cachehome.Kept
+	env     []string
+	backend spec.Backend
+	// build is build mode and where write-xor-execute holds
+	// (internal/buildmode), set by New once the state directory exists.
+	build buildmode.Mode
 	// view is what the sandbox sees of the home directories.
 	view spec.View
 	// proxy is the policy proxy; nil when the network is denied.
 	proxy *netProxy
-	// diskLimitBytes is the resolved Limits.DiskBytes; 0 means none.
-	diskLimitBytes int64
-	// diskInodeLimit is the resolved Limits.DiskInodes; 0 means none.
-	diskInodeLimit int64
-	// diskWatches counts the commands the disk watch ran for, each with
-	// diskInodeLimit inodes of its own (journal.go bounds the Close
-	// scan by them).
-	diskWatches atomic.Int64
+	// disk is the disk limits, resolved by New, and the commands the
+	// disk watch ran for (internal/disklimit; journal.go bounds the
+	// Close scan by them).
+	disk disklimit.Limit
 
 	// refused collects what the sandbox was refused, for Refusals.
-	refused refusals
-	// pre is the view the pre-start checks use (prestart.go).
-	pre prestart
+	refused refusal.List
+	// pre is the pre-start checks, their view and the shared-temp
+	// directories they refused (internal/prestart, prestart.go).
+	pre prestart.Checks
 	// sharedTemp are the shared-temp entries the sandbox was shown at
 	// New (backend.go: policy).
 	sharedTemp []string
-	// tempRefused are the shared-temp directories variables named that
-	// were not shown (prestart_temp.go), already refused.
-	tempRefused map[string]bool
 	// ipc is the IPC server and its directory (ipc_sandbox.go); nil
 	// without Config.IPC.
 	ipc *ipcState
@@ -89,6 +86,15 @@ func New(cfg Config) (*Sandbox, error) {
 	if err := s.prepareWorkDir(); err != nil {
 		return nil, err
 	}
+	s.disk = disklimit.Limit{DiskBytes: cfg.Limits.DiskBytes, DiskInodes: cfg.Limits.DiskInodes,
+		FileSize: cfg.Limits.FileSizeBytes, WorkDir: s.dirs.Work, Grants: writableGrants(cfg.Grants), Private: func() []string { return s.dirs.PrivateRoots(s.caches.Stores()) }, Free: freeBytes}
+	s.build = buildmode.Mode{On: cfg.Build, Permissive: cfg.Isolation == IsolationPermissive,
+		WorkDir: s.dirs.Work, StateDir: s.dirs.State, Written: s.disk.Written, Refused: &s.refused}
+	if p := cfg.Python; p != nil && p.AllowPipInstall {
+		s.build.PipVenv = p.Venv
+	}
+	s.pre = prestart.Checks{Set: cfg.Env.Set, Passthrough: cfg.Env.Passthrough, Deny: cfg.Deny, Hooks: prestart.Hooks{
+		View: s.checkView, TempInside: s.tempInside, Written: s.disk.Written, Protection: protectionOf, HostProgram: hostProgram, Refused: &s.refused}}
 	// journal.go: sweeps what runs killed before Close left, then
 	// records the git control paths, the run journal and the places.
 	if err := s.openJournal(); err != nil {
@@ -126,10 +132,8 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, &UnsupportedError{Missing: missing}
 	}
 	s.backend = eng
-	s.wx = s.wxLayer() // build.go; while the state directory exists
 	s.env = s.baseEnv()
-	s.diskLimitBytes = s.diskLimit()
-	s.diskInodeLimit = s.inodeLimit()
+	s.disk.Resolve() // internal/disklimit
 	return s, nil
 }
 
@@ -190,7 +194,7 @@ func (s *Sandbox) Close() error {
 	if rmErr := s.removeWorkDir(); err == nil {
 		err = rmErr
 	}
-	s.pruneCaches() // caches.go: after the run released its own stores
+	s.caches.Prune() // internal/cachehome: after the run released its own stores
 	return err
 }
 

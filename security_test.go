@@ -158,7 +158,7 @@ func TestExposure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{root, (&Sandbox{}).cacheRoot()}
+		want := []string{root, (&Sandbox{}).caches.Root(cacheLayout)}
 		if !slices.Equal(ex.Protected, want) {
 			t.Errorf("protected %q with every protection off; want only moat's state directory and the cache stores' root %q", ex.Protected, want)
 		}

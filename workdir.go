@@ -106,7 +106,7 @@ func (s *Sandbox) prepareWorkDir() error {
 		s.removeWorkDir()
 		return errorf("%w", err)
 	}
-	if err := s.openCaches(); err != nil { // caches.go
+	if err := openCaches(&s.caches, &s.cfg, s.dirs.Work, s.dirs.PrivateHome()); err != nil { // caches.go
 		s.removeWorkDir()
 		return err
 	}
@@ -117,7 +117,10 @@ func (s *Sandbox) prepareWorkDir() error {
 // working directory and the state directory (private temp and home), in
 // the order statedir.Dirs.Remove gives.
 func (s *Sandbox) removeWorkDir() error {
-	cacheErr := s.releaseCaches() // caches.go
+	cacheErr := s.caches.Release() // internal/cachehome
+	if cacheErr != nil {
+		cacheErr = errorf("%w", cacheErr)
+	}
 	if err := s.dirs.Remove(); err != nil {
 		return errorf("%w", err)
 	}

@@ -122,8 +122,8 @@ print("named:", subprocess.run(["counter"], capture_output=True, text=True).stdo
 
 // TestIPCPermissiveHostBinaryNotReplaceable: New must refuse an IPC host
 // binary that lies where the sandbox writes (docs/ipc.md; the
-// shims run it, and the user runs it again outside). writtenPlace
-// (build.go) knows only the working directory, the state and home
+// shims run it, and the user runs it again outside). disklimit.Limit.Written
+// (internal/disklimit) knows only the working directory, the state and home
 // directories and writable grants; at the permissive level the sandbox
 // writes nearly the whole home, so a program installed in ~/.local/bin or
 // ~/go/bin is accepted, and sandboxed code replaces it by a rename: the

@@ -33,7 +33,7 @@ func moatLinesOf(r result, prefix string) []string {
 
 // needSupervisor skips, loudly, where the sandbox has no supervisor: no
 // user namespaces, or a kernel without what the socket guard needs (then
-// the exit-126 hint is all there is, see build.go noteExit).
+// the exit-126 hint is all there is, see internal/buildmode: Mode.NoteExit).
 func needSupervisor(t *testing.T) {
 	t.Helper()
 	sb := newSandbox(t, moat.Config{})

@@ -1,4 +1,4 @@
-package moat
+package prestart
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/moat-sandbox/moat/internal/hostview"
 	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/viewcheck"
 )
 
@@ -14,19 +15,19 @@ import (
 // passed to a sandbox may ask to show.
 const maxTempDirVars = 16
 
-// sharedTempDirs returns the directories in shared temp that variables
-// passed to the sandbox (Config.Env.Set, and Config.Env.Passthrough as the
-// host sets them) name, and that hostview.SharedTempDir lets it read;
-// each one refused is recorded as a refusal naming the variable. skip are
-// paths shown already (the working directory, the grants).
-func (s *Sandbox) sharedTempDirs(skip []string) []string {
+// SharedTempDirs returns the directories in shared temp that variables
+// passed to the sandbox (Set, and Passthrough as the host sets them) name,
+// and that hostview.SharedTempDir lets it read; each one refused is
+// recorded as a refusal naming the variable. skip are paths shown already
+// (the working directory, the grants).
+func (c *Checks) SharedTempDirs(skip []string) []string {
 	type named struct{ name, value string }
 	var vars []named
-	for _, kv := range s.cfg.Env.Set {
+	for _, kv := range c.Set {
 		k, v, _ := strings.Cut(kv, "=")
 		vars = append(vars, named{k, v})
 	}
-	for _, k := range s.cfg.Env.Passthrough {
+	for _, k := range c.Passthrough {
 		if v, ok := os.LookupEnv(k); ok {
 			vars = append(vars, named{k, v})
 		}
@@ -50,11 +51,11 @@ func (s *Sandbox) sharedTempDirs(skip []string) []string {
 				return out
 			}
 			if err := hostview.SharedTempDir(p, temp, who); err != nil {
-				if s.tempRefused == nil {
-					s.tempRefused = map[string]bool{}
+				if c.tempRefused == nil {
+					c.tempRefused = map[string]bool{}
 				}
-				s.tempRefused[p] = true
-				r := Refusal{
+				c.tempRefused[p] = true
+				r := refusal.Refusal{
 					Kind:    "env",
 					Subject: nv.name,
 					Detail:  "a directory in shared temp, not shown: " + err.Error(),
@@ -64,7 +65,7 @@ func (s *Sandbox) sharedTempDirs(skip []string) []string {
 				if need, _ := viewcheck.NeedOf(nv.name); need&viewcheck.NeedWrite != 0 {
 					r.Setting = "grants.write"
 				}
-				s.addRefusal(r.derived())
+				c.add(refusal.Derived(r))
 				continue
 			}
 			out = append(out, p)

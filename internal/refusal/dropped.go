@@ -1,4 +1,4 @@
-package moat
+package refusal
 
 import (
 	"fmt"
@@ -15,18 +15,18 @@ var droppedRefusal = map[string][2]string{
 	spec.RefusedSocket:     {"socket", "more sockets"},
 }
 
-// noteDroppedRefusals records that n more refusals of the supervisor's
-// kind were made than its record kept (the first 64 of each kind, and the
-// first of each network socket family and type), as one refusal that
-// counts them all: "socket: more sockets: N more refused, not recorded".
-// So the report says refusals went unrecorded, whatever the sandbox spent
-// the record on.
-func (s *Sandbox) noteDroppedRefusals(kind string, n int) {
+// NoteDropped records that n more refusals of the supervisor's kind were
+// made than its record kept (the first 64 of each kind, and the first of
+// each network socket family and type), as one refusal that counts them
+// all: "socket: more sockets: N more refused, not recorded". So the
+// report says refusals went unrecorded, whatever the sandbox spent the
+// record on.
+func (rs *List) NoteDropped(kind string, n int) {
 	name, ok := droppedRefusal[kind]
 	if !ok {
 		name = [2]string{kind, "more " + kind}
 	}
-	s.refused.addCount(name[0], name[1], n, func(total int) string {
+	rs.AddCount(name[0], name[1], n, func(total int) string {
 		return fmt.Sprintf("%d more refused, not recorded", total)
 	})
 }

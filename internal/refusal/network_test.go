@@ -1,4 +1,4 @@
-package moat
+package refusal
 
 import (
 	"fmt"
@@ -10,23 +10,19 @@ import (
 )
 
 func TestDNSRefusal(t *testing.T) {
-	list, err := AllowList("example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tests := []struct {
-		name   string
-		policy NetworkPolicy
-		host   string
-		want   string
+		name      string
+		noNetwork bool
+		host      string
+		want      string
 	}{
-		{"deny-all", nil, "pypi.org", "dns: pypi.org: the sandbox has no network (--network allow-list --allow-domain pypi.org)"},
-		{"deny-all, escaped name", nil, `a\027b.example`, `dns: a\027b.example: the sandbox has no network`},
-		{"allow-list", list, "pypi.org", "dns: pypi.org: looked up directly, but the sandbox reaches the network only through moat's proxy, which resolves names itself: use HTTPS_PROXY or ALL_PROXY=socks5h://, which the sandbox is given"},
+		{"deny-all", true, "pypi.org", "dns: pypi.org: the sandbox has no network (--network allow-list --allow-domain pypi.org)"},
+		{"deny-all, escaped name", true, `a\027b.example`, `dns: a\027b.example: the sandbox has no network`},
+		{"allow-list", false, "pypi.org", "dns: pypi.org: looked up directly, but the sandbox reaches the network only through moat's proxy, which resolves names itself: use HTTPS_PROXY or ALL_PROXY=socks5h://, which the sandbox is given"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := dnsRefusal(tt.policy, tt.host).String(); got != tt.want {
+			if got := DNS(tt.noNetwork, tt.host).String(); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
@@ -54,7 +50,7 @@ func TestNetworkRefusal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dest := net.JoinHostPort(tt.rec.Host, strconv.Itoa(tt.rec.Port))
-			if got := networkRefusal(tt.policy, tt.rec, dest).String(); got != tt.want {
+			if got := Network(tt.policy, tt.rec, dest).String(); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
@@ -62,15 +58,15 @@ func TestNetworkRefusal(t *testing.T) {
 }
 
 func TestRefusalBudget(t *testing.T) {
-	s := &Sandbox{}
-	hook := s.dnsRefuser()
-	for i := range 3 * maxNetworkRefusals {
-		hook(fmt.Sprintf("n%d.example", i%(2*maxNetworkRefusals)))
+	var rs List
+	hook := rs.DNSRefuser(true)
+	for i := range 3 * MaxNetwork {
+		hook(fmt.Sprintf("n%d.example", i%(2*MaxNetwork)))
 		hook("n0.example") // a repeat is one refusal
 	}
-	got := s.Refusals()
-	if len(got) != maxNetworkRefusals+1 {
-		t.Fatalf("%d refusals, want %d names and one that says more were left out", len(got), maxNetworkRefusals)
+	got := rs.Snapshot()
+	if len(got) != MaxNetwork+1 {
+		t.Fatalf("%d refusals, want %d names and one that says more were left out", len(got), MaxNetwork)
 	}
 	if last := got[len(got)-1]; last.Subject != "more names" {
 		t.Errorf("last refusal %q, want the one that says more were left out", last)

@@ -1,4 +1,4 @@
-package moat
+package refusal
 
 import (
 	"fmt"
@@ -11,21 +11,21 @@ import (
 	"github.com/moat-sandbox/moat/internal/proxy"
 )
 
-// maxNetworkRefusals bounds how many names the sandbox looked up, and
-// separately how many destinations the proxy refused, its refusals list;
-// a sandbox cannot grow them without end.
-const maxNetworkRefusals = 64
+// MaxNetwork bounds how many names the sandbox looked up, and separately
+// how many destinations the proxy refused, its refusals list; a sandbox
+// cannot grow them without end.
+const MaxNetwork = 64
 
-// refusalBudget admits each key once, up to maxNetworkRefusals keys. The
-// zero value is empty and ready.
-type refusalBudget struct {
+// Budget admits each key once, up to MaxNetwork keys. The zero value is
+// empty and ready.
+type Budget struct {
 	mu   sync.Mutex
 	seen map[string]bool
 }
 
 // admit reports whether key is new and fits; overflow is true exactly once,
 // for the first key that no longer fits.
-func (b *refusalBudget) admit(key string) (ok, overflow bool) {
+func (b *Budget) admit(key string) (ok, overflow bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.seen == nil {
@@ -34,7 +34,7 @@ func (b *refusalBudget) admit(key string) (ok, overflow bool) {
 	if b.seen[key] {
 		return false, false
 	}
-	if len(b.seen) >= maxNetworkRefusals {
+	if len(b.seen) >= MaxNetwork {
 		if b.seen["\x00full"] {
 			return false, false
 		}
@@ -45,11 +45,12 @@ func (b *refusalBudget) admit(key string) (ok, overflow bool) {
 	return true, false
 }
 
-// dnsRefuser returns the hook the engine calls with each name the sandbox
+// DNSRefuser returns the hook the engine calls with each name the sandbox
 // looked up through its resolv.conf, which points at a stub that answers
-// "no such name": each name becomes a "dns" refusal, once.
-func (s *Sandbox) dnsRefuser() func(name string) {
-	var b refusalBudget
+// "no such name": each name becomes a "dns" refusal in rs, once.
+// noNetwork is true when the sandbox's policy denies every destination.
+func (rs *List) DNSRefuser(noNetwork bool) func(name string) {
+	var b Budget
 	return func(name string) {
 		if name == "" {
 			return
@@ -57,25 +58,26 @@ func (s *Sandbox) dnsRefuser() func(name string) {
 		ok, overflow := b.admit(name)
 		switch {
 		case ok:
-			s.addRefusal(dnsRefusal(s.cfg.Network, name))
+			rs.Add(DNS(noNetwork, name))
 		case overflow:
-			s.addRefusal(Refusal{Kind: "dns", Subject: "more names",
-				Detail: fmt.Sprintf("only the first %d names looked up are listed", maxNetworkRefusals)})
+			rs.Add(Refusal{Kind: "dns", Subject: "more names",
+				Detail: fmt.Sprintf("only the first %d names looked up are listed", MaxNetwork)})
 		}
 	}
 }
 
-// dnsRefusal says why looking up name failed under policy p. With no
-// network the flag that allows the name is the fix; under a policy the
-// sandbox must go through the proxy, which resolves names itself.
-func dnsRefusal(p NetworkPolicy, name string) Refusal {
+// DNS says why looking up name failed, noNetwork being true when the
+// policy denies every destination. With no network the flag that allows
+// the name is the fix; under a policy the sandbox must go through the
+// proxy, which resolves names itself.
+func DNS(noNetwork bool, name string) Refusal {
 	r := Refusal{Kind: "dns", Subject: name}
-	if NetworkDeniesAll(p) {
+	if noNetwork {
 		r.Detail = "the sandbox has no network"
 		if allowable(name) {
 			r.Setting, r.Value = "network.allow-domain", name
 		}
-		return r.derived()
+		return Derived(r)
 	}
 	r.Detail = "looked up directly, but the sandbox reaches the network only through moat's proxy, " +
 		"which resolves names itself: use HTTPS_PROXY or ALL_PROXY=socks5h://, which the sandbox is given"
@@ -88,30 +90,31 @@ func allowable(name string) bool {
 	return err == nil && !strings.ContainsAny(name, `\*`)
 }
 
-// proxyRefused records a connection the proxy refused, r being its audit
-// record, as a "network" refusal naming the flag that would allow it.
-func (s *Sandbox) proxyRefused(b *refusalBudget, r proxy.Record) {
+// ProxyRefused records a connection the proxy refused, r being its audit
+// record, as a "network" refusal naming the flag that would allow it under
+// the policy named policy; b bounds how many destinations are listed.
+func (rs *List) ProxyRefused(policy string, b *Budget, r proxy.Record) {
 	if r.ConnLimit {
 		// No destination: the connection was refused on arrival. No flag
 		// raises the bound (see GUARANTEES.md).
-		s.addRefusal(Refusal{Kind: "limit", Subject: "proxy connections", Detail: r.Reason})
+		rs.Add(Refusal{Kind: "limit", Subject: "proxy connections", Detail: r.Reason})
 		return
 	}
 	dest := net.JoinHostPort(r.Host, strconv.Itoa(r.Port))
 	ok, overflow := b.admit(dest)
 	if overflow {
-		s.addRefusal(Refusal{Kind: "network", Subject: "more destinations",
-			Detail: fmt.Sprintf("only the first %d refused destinations are listed", maxNetworkRefusals)})
+		rs.Add(Refusal{Kind: "network", Subject: "more destinations",
+			Detail: fmt.Sprintf("only the first %d refused destinations are listed", MaxNetwork)})
 	}
 	if !ok {
 		return
 	}
-	s.addRefusal(networkRefusal(policyName(s.cfg.Network), r, dest))
+	rs.Add(Network(policy, r, dest))
 }
 
-// networkRefusal builds the refusal of dest under the policy named
-// policy (see policyName), from the proxy's record r.
-func networkRefusal(policy string, r proxy.Record, dest string) Refusal {
+// Network builds the refusal of dest under the policy named policy
+// ("allow-list", "allow-all", ...), from the proxy's record r.
+func Network(policy string, r proxy.Record, dest string) Refusal {
 	ref := Refusal{Kind: "network", Subject: dest, Detail: r.Reason}
 	switch {
 	case r.IP != "":
@@ -122,5 +125,5 @@ func networkRefusal(policy string, r proxy.Record, dest string) Refusal {
 	case policy == "allow-list" && allowable(r.Host):
 		ref.Setting, ref.Value = "network.allow-domain", r.Host
 	}
-	return ref.derived()
+	return Derived(ref)
 }

@@ -1,4 +1,4 @@
-package moat
+package refusal
 
 import (
 	"testing"
@@ -10,20 +10,20 @@ import (
 // drain, become one refusal per kind that says the total, in the place
 // of the first, after what was recorded before it.
 func TestDroppedRefusalsCounted(t *testing.T) {
-	s := &Sandbox{}
-	s.addRefusal(Refusal{Kind: "socket", Subject: "udp socket (AF_INET, SOCK_DGRAM)"})
+	var s List
+	s.Add(Refusal{Kind: "socket", Subject: "udp socket (AF_INET, SOCK_DGRAM)"})
 	for _, d := range []struct {
 		kind string
 		n    int
 	}{{spec.RefusedSocket, 3}, {spec.RefusedExec, 1}, {spec.RefusedSocket, 4}} {
-		s.noteDroppedRefusals(d.kind, d.n)
+		s.NoteDropped(d.kind, d.n)
 	}
 	want := []string{
 		"socket: udp socket (AF_INET, SOCK_DGRAM)",
 		"socket: more sockets: 7 more refused, not recorded",
 		"exec: more execs: 1 more refused, not recorded",
 	}
-	got := s.Refusals()
+	got := s.Snapshot()
 	if len(got) != len(want) {
 		t.Fatalf("refusals %v, want %q", got, want)
 	}
