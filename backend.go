@@ -4,37 +4,132 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 
 	"github.com/moat-sandbox/moat/internal/hostview"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
-// policy translates the sandbox's checked Config, and what New prepared on
-// the host for it, into the policy its backend enforces. It is the only
-// place where moat's public types become internal/spec's: a backend sees
-// nothing of Config.
-func (s *Sandbox) policy() (spec.Policy, error) {
+// hostFacts is everything New read of the host, or prepared on it, that
+// the policy depends on. prepareHost fills it, and does the only I/O on
+// the way from Config to the policy; planPolicy turns it, with the checked
+// Config, into the policy, purely. The zero value is a host where nothing
+// was read: no working directory, no identities, no shared temp.
+type hostFacts struct {
+	// ID names the sandbox; WorkDir is its working directory, which moat
+	// created when AutoWorkDir.
+	ID, WorkDir string
+	AutoWorkDir bool
+	// View is what the sandbox sees of the homes (homeView).
+	View spec.View
+	// Private are the sandbox's own temp and home (workdir.go).
+	Private spec.Private
+	// FileSizeBytes is the RLIMIT_FSIZE to start with (disk.go).
+	FileSizeBytes int64
+	// Identity is the device and inode of each grant and cache store, as
+	// checked now; the sandbox must find the same objects at start.
+	Identity map[string]fileKey
+	// CacheStores are the kept cache stores (caches.go); nil for none.
+	CacheStores []string
+	// SharedTemp are the shared-temp entries the sandbox is shown; nil
+	// at the strict level.
+	SharedTemp []string
+	// Sockets are Config.Sockets, checked and identified.
+	Sockets []spec.Socket
+	// Canonical maps each Deny, ReadOnly and Seal path whose links lead
+	// elsewhere to its canonical path; paths absent have none.
+	Canonical map[string]string
+	// Scratch is build mode's scratch directory; "" without build mode.
+	Scratch string
+	// ProxyPort is the policy proxy's port; 0 when no proxy runs.
+	ProxyPort int
+}
+
+// fileKey identifies a file: its device and inode. The zero value is
+// unchecked.
+type fileKey struct{ Dev, Ino uint64 }
+
+// prepareHost reads of the host, and prepares on it, everything the policy
+// needs (hostFacts): the identities of the grants, cache stores and
+// sockets, the shared-temp entries shown, the canonical paths of the
+// filesystem policy, and build mode's scratch directory.
+func (s *Sandbox) prepareHost() (hostFacts, error) {
 	cfg := &s.cfg
+	h := hostFacts{
+		ID:            s.id,
+		WorkDir:       s.workDir,
+		AutoWorkDir:   s.autoDir,
+		View:          s.view,
+		Private:       spec.Private{Tmp: s.privateTmp(), VarTmp: s.privateVarTmp(), Home: s.privateHome()}, // workdir.go
+		FileSizeBytes: s.startFileSize(),                                                                   // disk.go
+		CacheStores:   s.cacheStores(),                                                                     // caches.go
+		Identity:      map[string]fileKey{},
+	}
+	for _, g := range cfg.Grants {
+		// The object checked now is the one the sandbox must find at start.
+		dev, ino, err := fileIdentity(g.Path)
+		if err != nil {
+			return h, errorf("grant %q: %w", g.Path, err)
+		}
+		h.Identity[g.Path] = fileKey{dev, ino}
+	}
+	for _, store := range h.CacheStores {
+		dev, ino, err := fileIdentity(store)
+		if err != nil {
+			return h, errorf("cache store %q: %w", store, err)
+		}
+		h.Identity[store] = fileKey{dev, ino}
+	}
+	if specLevel(cfg.Isolation) != spec.LevelStrict {
+		skip := []string{s.workDir}
+		for _, g := range cfg.Grants {
+			skip = append(skip, g.Path)
+		}
+		skip = append(skip, h.CacheStores...)
+		h.SharedTemp = hostview.SharedTempFiles(hostview.SharedTempDirs, skip)
+		h.SharedTemp = append(h.SharedTemp, s.sharedTempDirs(skip)...) // prestart_temp.go
+		s.sharedTemp = h.SharedTemp
+	}
+	sockets, err := socketGrants(cfg.Sockets)
+	if err != nil {
+		return h, err
+	}
+	h.Sockets = sockets
+	if s.proxy != nil {
+		h.ProxyPort = s.proxy.port
+	}
+	h.Canonical = canonicalPaths(cfg.Deny, cfg.ReadOnly, cfg.Seal) // filesystem_spec.go
+	if h.Scratch, err = s.prepareBuild(); err != nil {               // build.go
+		return h, err
+	}
+	return h, nil
+}
+
+// planPolicy translates the checked Config, and what New read and
+// prepared on the host for it (h), into the policy the backend enforces.
+// It is the only place where moat's public types become internal/spec's:
+// a backend sees nothing of Config. It does no I/O, and its callbacks are
+// added apart (openBackend), so that a synthetic host gives the same
+// policy on any machine (backend_test.go's golden files).
+func planPolicy(cfg *Config, h *hostFacts) spec.Policy {
+	sec := cfg.security()
 	p := spec.Policy{
-		ID:          s.id,
-		WorkDir:     s.workDir,
-		AutoWorkDir: s.autoDir,
+		ID:          h.ID,
+		WorkDir:     h.WorkDir,
+		AutoWorkDir: h.AutoWorkDir,
 		ExecWorkDir: cfg.Build,
 		Level:       specLevel(cfg.Isolation),
-		View:        s.view,
-		// workdir.go
-		Private:  spec.Private{Tmp: s.privateTmp(), VarTmp: s.privateVarTmp(), Home: s.privateHome()},
-		AllowGPU: cfg.security().AllowGPU,
+		View:        h.View,
+		Private:     h.Private,
+		AllowGPU:    sec.AllowGPU,
 		// security.go: the device classes besides the GPU.
-		AllowNPU:      cfg.security().AllowNPU,
-		AllowHardware: cfg.security().AllowHardware,
+		AllowNPU:      sec.AllowNPU,
+		AllowHardware: sec.AllowHardware,
 		// macOS: the consent-guarded folders (internal/sbpl).
-		AllowTCCPrompts: cfg.security().AllowTCCPrompts,
+		AllowTCCPrompts: sec.AllowTCCPrompts,
 		Limits: spec.Limits{
 			MemoryBytes:   cfg.Limits.MemoryBytes,
 			CPUSeconds:    cfg.Limits.CPUSeconds,
-			FileSizeBytes: s.startFileSize(),
+			FileSizeBytes: h.FileSizeBytes,
 			Processes:     cfg.Limits.Processes,
 			OpenFiles:     cfg.Limits.OpenFiles,
 		},
@@ -43,50 +138,24 @@ func (s *Sandbox) policy() (spec.Policy, error) {
 		BestEffort: cfg.Enforcement == BestEffort,
 	}
 	for _, g := range cfg.Grants {
-		// The object checked now is the one the sandbox must find at start.
-		dev, ino, err := fileIdentity(g.Path)
-		if err != nil {
-			return p, errorf("grant %q: %w", g.Path, err)
-		}
-		p.Grants = append(p.Grants, spec.Grant{Path: g.Path, Write: g.Access.CanWrite(), Exec: g.Access.CanExec(), Dev: dev, Ino: ino})
+		id := h.Identity[g.Path]
+		p.Grants = append(p.Grants, spec.Grant{Path: g.Path, Write: g.Access.CanWrite(), Exec: g.Access.CanExec(), Dev: id.Dev, Ino: id.Ino})
 	}
-	for _, store := range s.cacheStores() { // caches.go: writable, never executable
-		dev, ino, err := fileIdentity(store)
-		if err != nil {
-			return p, errorf("cache store %q: %w", store, err)
-		}
-		p.Grants = append(p.Grants, spec.Grant{Path: store, Write: true, Dev: dev, Ino: ino})
+	for _, store := range h.CacheStores { // caches.go: writable, never executable
+		id := h.Identity[store]
+		p.Grants = append(p.Grants, spec.Grant{Path: store, Write: true, Dev: id.Dev, Ino: id.Ino})
 	}
 	if p.Level != spec.LevelStrict {
-		skip := []string{p.WorkDir}
-		for _, g := range p.Grants {
-			skip = append(skip, g.Path)
-		}
-		p.View.SharedTemp = hostview.SharedTempFiles(hostview.SharedTempDirs, skip)
-		p.View.SharedTemp = append(p.View.SharedTemp, s.sharedTempDirs(skip)...) // prestart_temp.go
-		s.sharedTemp = p.View.SharedTemp
+		p.View.SharedTemp = h.SharedTemp
 	}
-	sockets, err := socketGrants(cfg.Sockets)
-	if err != nil {
-		return p, err
-	}
-	p.Sockets = sockets
-	if s.proxy != nil {
-		p.Network.ProxyPort, p.Network.ServeProxy = s.proxy.port, s.proxy.serve
-	}
-	p.Network.DNSQuery = s.dnsRefuser() // dnsrefusal.go
+	p.Sockets = h.Sockets
+	p.Network.ProxyPort = h.ProxyPort
 	p.HostNetwork = IsHostNetwork(cfg.Network)
-	if p.FS, err = s.fsPolicy(); err != nil { // filesystem_spec.go
-		return p, err
+	p.FS = fsPolicy(cfg, h.Canonical) // filesystem_spec.go
+	if h.Scratch != "" {
+		p.Scratch = []string{h.Scratch}
 	}
-	scratch, err := s.prepareBuild()
-	if err != nil {
-		return p, err
-	}
-	if scratch != "" {
-		p.Scratch = []string{scratch}
-	}
-	return p, nil
+	return p
 }
 
 // homeView decides what the sandbox sees of the home directories: the
@@ -116,13 +185,19 @@ func specLevel(i Isolation) spec.Level {
 	return spec.LevelStrict
 }
 
-// openBackend translates the policy and hands it to this platform's
+// openBackend reads the host for the policy (prepareHost), plans it
+// (planPolicy), adds the callbacks, and hands it to this platform's
 // backend (backend_linux.go, backend_other.go).
 func (s *Sandbox) openBackend(pre prestarted) (spec.Backend, error) {
-	p, err := s.policy()
+	h, err := s.prepareHost()
 	if err != nil {
 		closePrestarted(pre)
 		return nil, err
+	}
+	p := planPolicy(&s.cfg, &h)
+	p.Hooks.DNSQuery = s.dnsRefuser() // dnsrefusal.go
+	if s.proxy != nil {
+		p.Hooks.ServeProxy = s.proxy.serve
 	}
 	b, err := newBackend(p, pre)
 	var use *UnsupportedSettingError // unsupported_setting.go: already moat's
@@ -185,16 +260,14 @@ func startError(err error) error {
 	return &commandError{msg: se.Msg, cause: se}
 }
 
-// socketGrants checks Config.Sockets: each path absolute and clean, with
-// no link on the way (judged like a grant), naming an existing socket
-// file, whose identity the sandbox must then find.
+// socketGrants checks Config.Sockets on the host (validate.go checked
+// each path absolute and clean): no link on the way (judged like a
+// grant), naming an existing socket file, whose identity the sandbox must
+// then find.
 func socketGrants(paths []string) ([]spec.Socket, error) {
 	var out []spec.Socket
 	seen := map[string]bool{}
 	for _, p := range paths {
-		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
-			return nil, errorf("socket %q: path must be absolute and clean", p)
-		}
 		if seen[p] {
 			continue
 		}

@@ -58,7 +58,7 @@ func New(p spec.Policy) (*Engine, error) {
 	if err := e.setupCgroup(); err != nil {
 		return nil, err
 	}
-	if places := writablePlaces(&p); len(places) > 0 && e.host.UserNS {
+	if places := p.WritablePlaces(); len(places) > 0 && e.host.UserNS {
 		cp, err := planControlPaths(places)
 		if err != nil {
 			e.Close()
@@ -93,8 +93,8 @@ func (e *Engine) listenOnHost() error {
 	e.mu.Lock()
 	e.hostLn = ln
 	e.mu.Unlock()
-	if e.policy.Network.ServeProxy != nil {
-		e.policy.Network.ServeProxy(ln)
+	if e.policy.Hooks.ServeProxy != nil {
+		e.policy.Hooks.ServeProxy(ln)
 	}
 	return nil
 }

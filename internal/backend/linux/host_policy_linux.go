@@ -167,21 +167,6 @@ func (e *Engine) applyLevel(s *helperSpec) {
 	}
 }
 
-// writablePlaces are where the sandbox writes and what it writes persists:
-// a supplied working directory and the writable grants.
-func writablePlaces(p *spec.Policy) []string {
-	var out []string
-	if !p.AutoWorkDir {
-		out = append(out, p.WorkDir)
-	}
-	for _, g := range p.Grants {
-		if g.Write {
-			out = append(out, g.Path)
-		}
-	}
-	return out
-}
-
 // etcWithoutSecrets lists /etc's entries except the secrets and hidden
 // (etcHidden's answer), for hosts where no mount namespace can hide
 // them (deeper ones are carved out of these rules).
@@ -352,7 +337,7 @@ func (e *Engine) assess() (layers []spec.Layer, missing []string) {
 		missing, e.gaps = append(missing, m...), append(e.gaps, g...)
 	}
 
-	if places := writablePlaces(&e.policy); len(places) > 0 {
+	if places := e.policy.WritablePlaces(); len(places) > 0 {
 		cp := spec.Layer{Name: "control-paths", Active: e.ns.Mount && e.control != nil}
 		// Read-only binds keep what exists unchanged during the run; what
 		// the run creates (a repository, a commondir) no kernel mechanism
