@@ -98,7 +98,7 @@ func (s *Sandbox) prepareHost() (hostFacts, error) {
 		h.ProxyPort = s.proxy.port
 	}
 	h.Canonical = canonicalPaths(cfg.Deny, cfg.ReadOnly, cfg.Seal) // filesystem_spec.go
-	if h.Scratch, err = s.prepareBuild(); err != nil {               // build.go
+	if h.Scratch, err = s.prepareBuild(); err != nil {             // build.go
 		return h, err
 	}
 	return h, nil
