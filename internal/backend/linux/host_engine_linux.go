@@ -106,6 +106,15 @@ func (e *Engine) configure(withNamespaces bool) {
 	if reason := namespaceFailure(); reason != "" {
 		e.host.UserNS, e.host.UserNSReason = false, reason
 	}
+	e.plan(withNamespaces)
+}
+
+// plan decides the helper's spec (the Landlock rules, mounts, seccomp
+// choices and limits) and the report from the policy and e.host, with or
+// without namespaces. It reads nothing of the host's state but the paths
+// the policy names (plan_golden_linux_test.go runs it on a synthetic
+// host). The caller holds e.mu.
+func (e *Engine) plan(withNamespaces bool) {
 	e.ns = namespaces{}
 	if withNamespaces {
 		e.ns = namespaces{User: true, Mount: true, PID: true, Net: !e.policy.HostNetwork, IPC: true, UTS: true, Cgroup: true}

@@ -223,10 +223,14 @@ func (e *Engine) rlimits() []rlimit {
 	case !e.host.Root:
 		// Counted per user across the host: allow what the user already
 		// runs plus the sandbox's share.
-		add(unix.RLIMIT_NPROC, l.Processes+int64(countUserProcesses(os.Getuid())))
+		add(unix.RLIMIT_NPROC, l.Processes+int64(userProcesses(os.Getuid())))
 	}
 	return out
 }
+
+// userProcesses is countUserProcesses; the golden plans
+// (plan_golden_linux_test.go) set a fixed count in its place.
+var userProcesses = countUserProcesses
 
 // countUserProcesses counts the threads owned by uid, which RLIMIT_NPROC
 // counts.
