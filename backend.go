@@ -10,7 +10,7 @@ import (
 )
 
 // hostFacts is everything New read of the host, or prepared on it, that
-// the policy depends on. prepareHost fills it, and does the only I/O on
+// the policy depends on. openBackend fills it with readHost, the only I/O on
 // the way from Config to the policy; planPolicy turns it, with the checked
 // Config, into the policy, purely. The zero value is a host where nothing
 // was read: no working directory, no identities, no shared temp.
@@ -48,60 +48,44 @@ type hostFacts struct {
 // unchecked.
 type fileKey struct{ Dev, Ino uint64 }
 
-// prepareHost reads of the host, and prepares on it, everything the policy
-// needs (hostFacts): the identities of the grants, cache stores and
-// sockets, the shared-temp entries shown, the canonical paths of the
-// filesystem policy, and build mode's scratch directory.
-func (s *Sandbox) prepareHost() (hostFacts, error) {
-	cfg := &s.cfg
-	h := hostFacts{
-		ID:            s.id,
-		WorkDir:       s.workDir,
-		AutoWorkDir:   s.autoDir,
-		View:          s.view,
-		Private:       spec.Private{Tmp: s.privateTmp(), VarTmp: s.privateVarTmp(), Home: s.privateHome()}, // workdir.go
-		FileSizeBytes: s.startFileSize(),                                                                   // disk.go
-		CacheStores:   s.cacheStores(),                                                                     // caches.go
-		Identity:      map[string]fileKey{},
-	}
+// readHost reads of the host what the policy needs besides the
+// sandbox's own state, which h holds already: the identities of the
+// grants, cache stores and sockets, the shared-temp entries shown (with
+// sharedTempDirs, prestart_temp.go, for the directories variables name),
+// and the canonical paths of the filesystem policy.
+func readHost(cfg *Config, h *hostFacts, sharedTempDirs func(skip []string) []string) error {
+	h.Identity = map[string]fileKey{}
 	for _, g := range cfg.Grants {
 		// The object checked now is the one the sandbox must find at start.
 		dev, ino, err := fileIdentity(g.Path)
 		if err != nil {
-			return h, errorf("grant %q: %w", g.Path, err)
+			return errorf("grant %q: %w", g.Path, err)
 		}
 		h.Identity[g.Path] = fileKey{dev, ino}
 	}
 	for _, store := range h.CacheStores {
 		dev, ino, err := fileIdentity(store)
 		if err != nil {
-			return h, errorf("cache store %q: %w", store, err)
+			return errorf("cache store %q: %w", store, err)
 		}
 		h.Identity[store] = fileKey{dev, ino}
 	}
 	if specLevel(cfg.Isolation) != spec.LevelStrict {
-		skip := []string{s.workDir}
+		skip := []string{h.WorkDir}
 		for _, g := range cfg.Grants {
 			skip = append(skip, g.Path)
 		}
 		skip = append(skip, h.CacheStores...)
 		h.SharedTemp = hostview.SharedTempFiles(hostview.SharedTempDirs, skip)
-		h.SharedTemp = append(h.SharedTemp, s.sharedTempDirs(skip)...) // prestart_temp.go
-		s.sharedTemp = h.SharedTemp
+		h.SharedTemp = append(h.SharedTemp, sharedTempDirs(skip)...)
 	}
 	sockets, err := socketGrants(cfg.Sockets)
 	if err != nil {
-		return h, err
+		return err
 	}
 	h.Sockets = sockets
-	if s.proxy != nil {
-		h.ProxyPort = s.proxy.port
-	}
 	h.Canonical = canonicalPaths(cfg.Deny, cfg.ReadOnly, cfg.Seal) // filesystem_spec.go
-	if h.Scratch, err = s.prepareBuild(); err != nil {             // build.go
-		return h, err
-	}
-	return h, nil
+	return nil
 }
 
 // planPolicy translates the checked Config, and what New read and
@@ -158,20 +142,21 @@ func planPolicy(cfg *Config, h *hostFacts) spec.Policy {
 	return p
 }
 
-// homeView decides what the sandbox sees of the home directories: the
-// level's meaning for the homes, with the protections (hostview).
-func (s *Sandbox) homeView() spec.View {
-	sec := s.cfg.security()
+// homeView reads what a sandbox with cfg sees of the home directories:
+// the level's meaning for the homes, with the protections (hostview).
+// New adds the state directory's protection (controljournal.go).
+func homeView(cfg *Config) spec.View {
+	sec := cfg.security()
 	in := hostview.Input{
-		Level:       specLevel(s.cfg.Isolation),
+		Level:       specLevel(cfg.Isolation),
 		ProtectHome: sec.ProtectUserHome,
 		Protected:   sec.ProtectedPaths,
 		Toolchains:  ToolchainPaths,
 	}
-	for _, g := range s.cfg.Grants {
+	for _, g := range cfg.Grants {
 		in.Granted = append(in.Granted, g.Path)
 	}
-	return s.protectStateRoot(hostview.View(in)) // controljournal.go
+	return hostview.View(in)
 }
 
 // specLevel is an Isolation as the backends know it.
@@ -185,11 +170,28 @@ func specLevel(i Isolation) spec.Level {
 	return spec.LevelStrict
 }
 
-// openBackend reads the host for the policy (prepareHost), plans it
-// (planPolicy), adds the callbacks, and hands it to this platform's
-// backend (backend_linux.go, backend_other.go).
+// openBackend gathers the sandbox's state and reads the host for the
+// policy (hostFacts, readHost), plans it (planPolicy), adds the callbacks,
+// and hands it to this platform's backend (backend_linux.go,
+// backend_other.go).
 func (s *Sandbox) openBackend(pre prestarted) (spec.Backend, error) {
-	h, err := s.prepareHost()
+	h := hostFacts{
+		ID:            s.id,
+		WorkDir:       s.workDir,
+		AutoWorkDir:   s.autoDir,
+		View:          s.view,
+		Private:       spec.Private{Tmp: s.privateTmp(), VarTmp: s.privateVarTmp(), Home: s.privateHome()}, // workdir.go
+		FileSizeBytes: s.startFileSize(),                                                                   // disk.go
+		CacheStores:   s.cacheStores(),                                                                     // caches.go
+	}
+	if s.proxy != nil {
+		h.ProxyPort = s.proxy.port
+	}
+	err := readHost(&s.cfg, &h, s.sharedTempDirs) // prestart_temp.go
+	s.sharedTemp = h.SharedTemp
+	if err == nil {
+		h.Scratch, err = s.prepareBuild() // build.go
+	}
 	if err != nil {
 		closePrestarted(pre)
 		return nil, err
@@ -210,30 +212,30 @@ func (s *Sandbox) openBackend(pre prestarted) (spec.Backend, error) {
 	return b, nil
 }
 
-// report is the backend's report, with the layer that build mode decides
-// and the enforcement mode.
-func (s *Sandbox) report() Report {
-	sr := s.backend.Report()
-	r := Report{Platform: sr.Platform, Enforcement: s.cfg.Enforcement, Gaps: sr.Gaps}
+// report is backend b's report, with wx, the layer that build mode
+// decides, disk, the disk limit's layer, and the enforcement mode.
+func report(b spec.Backend, enf Enforcement, wx, disk Layer) Report {
+	sr := b.Report()
+	r := Report{Platform: sr.Platform, Enforcement: enf, Gaps: sr.Gaps}
 	own := false // a backend that cannot hold write-xor-execute says so itself
 	for _, l := range sr.Layers {
 		r.Layers = append(r.Layers, Layer(l))
-		own = own || l.Name == s.wx.Name
+		own = own || l.Name == wx.Name
 	}
 	if !own {
-		r.Layers = append(r.Layers, s.wx)
+		r.Layers = append(r.Layers, wx)
 	}
-	r.Layers = append(r.Layers, s.diskLayer()) // disk.go
+	r.Layers = append(r.Layers, disk)
 	return r
 }
 
 // strictMissing is the *UnsupportedError that Strict enforcement makes of
-// what the backend cannot enforce now, or nil.
-func (s *Sandbox) strictMissing() error {
-	if s.cfg.Enforcement != Strict {
+// what backend b cannot enforce now, or nil.
+func strictMissing(enf Enforcement, b spec.Backend) error {
+	if enf != Strict {
 		return nil
 	}
-	if missing := s.backend.Missing(); len(missing) > 0 {
+	if missing := b.Missing(); len(missing) > 0 {
 		return &UnsupportedError{Missing: missing}
 	}
 	return nil

@@ -12,7 +12,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// goldenHost is a fixed, synthetic host: what prepareHost would have read
+// goldenHost is a fixed, synthetic host: what openBackend would have read
 // on a machine that has none of the paths below, so that planPolicy's
 // answer is the same on every machine.
 func goldenHost(level Isolation) hostFacts {

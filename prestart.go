@@ -57,7 +57,7 @@ func (s *Sandbox) checkView() viewcheck.View {
 		s.pre.view = v.Resolve()
 	})
 	v := s.pre.view
-	v.TempPrivate = s.tempInside() == "/tmp"
+	v.TempPrivate = tempInside(s.privateTmp(), s.cfg.Grants, s.backend) == "/tmp" // env_path.go
 	return v
 }
 

@@ -111,8 +111,8 @@ func New(cfg Config) (*Sandbox, error) {
 			s.closeJournal()
 		}
 	}()
-	s.view = s.homeView() // backend.go
-	if err := s.startProxy(); err != nil {
+	s.view = s.protectStateRoot(homeView(&s.cfg)) // backend.go, controljournal.go
+	if s.proxy, err = newNetProxy(s); err != nil { // proxy.go
 		s.removeWorkDir()
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (s *Sandbox) WorkDir() string { return s.workDir }
 
 // Report says which layers are enforced for this sandbox on this host.
 func (s *Sandbox) Report() Report {
-	return s.report() // backend.go
+	return report(s.backend, s.cfg.Enforcement, s.wx, s.diskLayer()) // backend.go, disk.go
 }
 
 // Command returns a [Cmd] that runs name with args in the sandbox. As with
