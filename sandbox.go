@@ -111,7 +111,7 @@ func New(cfg Config) (*Sandbox, error) {
 			s.closeJournal()
 		}
 	}()
-	s.view = s.protectStateRoot(homeView(&s.cfg)) // backend.go, controljournal.go
+	s.view = s.protectStateRoot(homeView(&s.cfg))  // backend.go, controljournal.go
 	if s.proxy, err = newNetProxy(s); err != nil { // proxy.go
 		s.removeWorkDir()
 		return nil, err
