@@ -15,14 +15,17 @@ const MaxNice = 19
 // Isolation and Enforcement are values moat defines; each Env.Set entry is
 // NAME=VALUE with a name and each Env.Passthrough entry a bare name;
 // AllowLocal holds valid prefixes; KeepCaches has a WorkDir and no Home;
-// each grant has a valid, non-empty
-// access and an absolute, clean path; and each limit, when set, is at
-// least its least value ([MinOpenFiles], [MinMemoryBytes] and the others
-// in limits_min.go). It does no I/O: whether paths exist, are safe
-// places and stay what they were is for [New], [CheckWorkDir] and
-// [ResolvePaths]. A field it refuses is a [*ConfigError], except a bad
-// AllowLocal prefix. [New] calls it first; a front end that builds a
-// Config calls it to refuse a mistake before anything is created.
+// Deny, ReadOnly, Seal, VirtualFiles and Sockets name absolute, clean
+// paths, and the virtual files' contents fit in 64 KiB; each grant has a
+// valid, non-empty access and an absolute, clean path; and each limit,
+// when set, is at least its least value ([MinOpenFiles], [MinMemoryBytes]
+// and the others in limits_min.go). It does no I/O: whether paths exist,
+// are safe places and stay what they were is for [New], [CheckWorkDir]
+// and [ResolvePaths]. A field it refuses is a [*ConfigError], except a
+// bad AllowLocal prefix, a bad socket path and virtual files too large.
+// [New] calls it first; a front end that builds a Config calls it to
+// refuse a mistake before anything is created. The checks are one list,
+// configChecks.
 func (c Config) Validate() error {
 	for _, v := range configChecks {
 		if err := v.check(&c); err != nil {
