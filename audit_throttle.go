@@ -74,7 +74,7 @@ func (a *auditThrottle) record(r AuditRecord) error {
 	var line []byte
 	var encErr error
 	v := a.lim.Admit(k, r.Time, func() int {
-		line, encErr = a.s.auditLine(&r)
+		line, encErr = encodeAudit(a.s.id, &r)
 		return len(line)
 	})
 	var err error
@@ -82,7 +82,7 @@ func (a *auditThrottle) record(r AuditRecord) error {
 	case encErr != nil:
 		err = encErr
 	case v == auditlimit.Write && line != nil:
-		err = a.s.writeAuditLine(line)
+		err = writeAuditLine(a.s.cfg.Network, line)
 	case v == auditlimit.Count:
 		a.arm()
 	case v == auditlimit.Refuse:
@@ -112,7 +112,7 @@ func (a *auditThrottle) flush() {
 	lines := map[auditlimit.Key][]byte{}
 	aggs := a.lim.Flush(func(g auditlimit.Aggregate) int {
 		r := aggregateRecord(g)
-		line, err := a.s.auditLine(&r)
+		line, err := encodeAudit(a.s.id, &r)
 		if err != nil {
 			return 0
 		}
@@ -121,7 +121,7 @@ func (a *auditThrottle) flush() {
 	})
 	for _, g := range aggs {
 		if line := lines[g.Key]; line != nil {
-			_ = a.s.writeAuditLine(line) // a failed write loses a count, not a decision
+			_ = writeAuditLine(a.s.cfg.Network, line) // a failed write loses a count, not a decision
 		}
 	}
 	a.truncation()
@@ -135,8 +135,8 @@ func (a *auditThrottle) truncation() {
 	r := AuditRecord{Time: time.Now(), Reason: fmt.Sprintf("audit log truncated: this sandbox's lines reached %d bytes; "+
 		"later decisions are only counted, in a line written when it closes, and connections to destinations "+
 		"not yet recorded are refused", a.lim.Limits().MaxBytes)}
-	if line, err := a.s.auditLine(&r); err == nil {
-		_ = a.s.writeAuditLine(line)
+	if line, err := encodeAudit(a.s.id, &r); err == nil {
+		_ = writeAuditLine(a.s.cfg.Network, line)
 	}
 }
 
@@ -161,8 +161,8 @@ func (a *auditThrottle) close() {
 	r := AuditRecord{Time: time.Now(), Repeated: allowed + refused,
 		Reason: fmt.Sprintf("audit log truncated: %d decisions after the truncation were not written "+
 			"(%d allowed to destinations already recorded, %d refused)", allowed+refused, allowed, refused)}
-	if line, err := a.s.auditLine(&r); err == nil {
-		_ = a.s.writeAuditLine(line)
+	if line, err := encodeAudit(a.s.id, &r); err == nil {
+		_ = writeAuditLine(a.s.cfg.Network, line)
 	}
 }
 

@@ -226,7 +226,7 @@ func BenchmarkAuditDecision(b *testing.B) {
 				if mode == "throttled" {
 					err = a.record(r)
 				} else {
-					err = s.auditNetwork(r)
+					err = auditNetwork(s.cfg.Network, s.id, r)
 				}
 				if err != nil {
 					b.Fatal(err)

@@ -13,7 +13,7 @@ func BenchmarkHomeView(b *testing.B) {
 	s := &Sandbox{cfg: cfg}
 	var n int
 	for b.Loop() {
-		n = len(s.homeView().Protected)
+		n = len(protectStateRoot(homeView(&s.cfg), &s.caches).Protected)
 	}
 	b.ReportMetric(float64(n), "protected")
 }

@@ -309,7 +309,7 @@ func (c *Cmd) start() error {
 func (c *Cmd) launchHelper(cmd *spec.Command, files []*os.File) error {
 	// What the backend enforces can shrink after New (a namespace
 	// fallback): under Strict enforcement, every start checks again.
-	if err := c.sb.strictMissing(); err != nil {
+	if err := strictMissing(c.sb.cfg.Enforcement, c.sb.backend); err != nil {
 		return err
 	}
 	l, err := c.sb.backend.Start(cmd, files)

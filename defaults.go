@@ -14,8 +14,11 @@ const (
 	DefaultOpenFiles     = 1024
 )
 
-// normalize validates cfg ([Config.Validate], validate.go) and fills in
-// defaults. It does no I/O besides checking that granted paths exist.
+// normalize validates cfg ([Config.Validate], validate.go: no I/O), reads
+// the host for what must fail at once (the granted paths exist, with no
+// link on the way) and fills in defaults (the host's memory and open-file
+// limits). Everything else New reads of the host, it reads when it
+// prepares the policy (backend.go: readHost).
 func normalize(cfg Config) (Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
@@ -24,29 +27,35 @@ func normalize(cfg Config) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	grants, err := mergeGrants(cfg.Grants)
-	if err != nil {
+	if err := checkGrantPaths(cfg.Grants); err != nil {
 		return cfg, err
 	}
-	cfg.Grants = grants
+	cfg.Grants = mergeGrants(cfg.Grants)
 	cfg.Limits = cfg.Limits.withDefaults()
 	return cfg, nil
 }
 
-// mergeGrants checks that each grant, valid by [Config.Validate], exists
-// and has no link on its way, and unions grants of the same path.
-// Identities are recorded later, by identify.
-func mergeGrants(in []Grant) ([]Grant, error) {
-	byPath := map[string]Access{}
+// checkGrantPaths checks that each grant, valid by [Config.Validate],
+// exists and has no link on its way. Identities are recorded later, by
+// readHost.
+func checkGrantPaths(in []Grant) error {
 	for _, g := range in {
 		if err := checkExists(g.Path); err != nil {
-			return nil, errorf("grant %q: %v", g.Path, err)
+			return errorf("grant %q: %v", g.Path, err)
 		}
 		// Building a sandbox checks every component again without
 		// following links: one that has become a link would move the grant.
 		if err := checkNoLinks(g.Path); err != nil {
-			return nil, err
+			return err
 		}
+	}
+	return nil
+}
+
+// mergeGrants unions grants of the same path, sorted by path.
+func mergeGrants(in []Grant) []Grant {
+	byPath := map[string]Access{}
+	for _, g := range in {
 		byPath[g.Path] |= g.Access.normalize()
 	}
 	out := make([]Grant, 0, len(byPath))
@@ -54,7 +63,7 @@ func mergeGrants(in []Grant) ([]Grant, error) {
 		out = append(out, Grant{Path: p, Access: a})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return out
 }
 
 // withDefaults replaces zero fields by their defaults and negative ones by

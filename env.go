@@ -28,7 +28,7 @@ func (s *Sandbox) baseEnv() []string {
 	}
 	name := hostview.UserName()
 	env := []string{
-		"PATH=" + s.sandboxPath(), // env_path.go
+		"PATH=" + sandboxPath(s.backend, s.view.Protected, append([]string{s.dirs.Work}, s.dirs.PrivateRoots(s.caches.Stores())...), s.cfg.Grants), // env_path.go
 		"HOME=" + home,
 		"TMPDIR=" + tmp, "TMP=" + tmp, "TEMP=" + tmp,
 		"USER=" + name, "LOGNAME=" + name,
@@ -37,7 +37,7 @@ func (s *Sandbox) baseEnv() []string {
 	for _, kv := range hostview.Env(s.view, specLevel(s.cfg.Isolation)) {
 		env = mergeEnv(env, kv)
 	}
-	for _, kv := range s.toolchainEnv() {
+	for _, kv := range toolchainEnv(s.view, s.cfg.Isolation) {
 		env = mergeEnv(env, kv)
 	}
 	for _, kv := range hostview.QuietEnv { // internal/hostview
@@ -71,7 +71,7 @@ func (s *Sandbox) baseEnv() []string {
 // sandbox's, with extra over it, and the IPC shims first on PATH even
 // when extra sets PATH (ipc_sandbox.go).
 func (s *Sandbox) cmdEnv(extra []string) []string {
-	env := commandEnv(s.envNow(), extra)
+	env := commandEnv(envNow(s.env, s.dirs.Tmp(), tempInside(s.dirs.Tmp(), s.cfg.Grants, s.backend)), extra) // env_path.go
 	for _, kv := range s.ipcEnv(env) {
 		env = mergeEnv(env, kv)
 	}

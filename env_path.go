@@ -8,18 +8,22 @@ import (
 	"github.com/moat-sandbox/moat/internal/hostview"
 
 	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/spec"
 )
 
-// sandboxPath is the PATH every command starts with.
-func (s *Sandbox) sandboxPath() string {
+// sandboxPath is the PATH every command starts with: the host's PATH
+// without what the sandbox cannot run (what backend b lets run, less the
+// protected paths, less the writable places, the working directory and
+// private roots first, and the writable grants).
+func sandboxPath(b spec.Backend, protected, writable []string, grants []Grant) string {
 	rules := hostview.PathRules{
-		Exec:      s.backend.ExecRoots(),
+		Exec:      b.ExecRoots(),
 		System:    hostview.SystemPathRoots,
 		Denied:    hostview.NeverOnPath(),
-		Protected: s.view.Protected,
+		Protected: protected,
 	}
-	rules.Writable = append([]string{s.dirs.Work}, s.dirs.PrivateRoots(s.caches.Stores())...)
-	for _, g := range s.cfg.Grants {
+	rules.Writable = writable
+	for _, g := range grants {
 		switch {
 		case g.Access.CanWrite() && g.Access.CanExec():
 			rules.WriteExec = append(rules.WriteExec, g.Path)
@@ -34,37 +38,37 @@ func (s *Sandbox) sandboxPath() string {
 }
 
 // tempInside is what TMPDIR, TMP and TEMP say inside the sandbox: /tmp
-// where the sandbox's /tmp is its private temp (a mount namespace, and no
-// grant showing the host's /tmp there), else the private temp's host path.
-func (s *Sandbox) tempInside() string {
-	if s.dirs.Tmp() == "" {
+// where the sandbox's /tmp is its private temp tmp (a mount namespace in
+// backend b, and no grant showing the host's /tmp there), else tmp, the
+// private temp's host path.
+func tempInside(tmp string, grants []Grant, b spec.Backend) string {
+	if tmp == "" {
 		return ""
 	}
-	for _, g := range s.cfg.Grants {
+	for _, g := range grants {
 		if paths.Under("/tmp", g.Path) {
-			return s.dirs.Tmp()
+			return tmp
 		}
 	}
-	if s.backend != nil {
-		for _, l := range s.backend.Report().Layers {
+	if b != nil {
+		for _, l := range b.Report().Layers {
 			if l.Name == "namespaces" && l.Active {
 				return "/tmp"
 			}
 		}
 	}
-	return s.dirs.Tmp()
+	return tmp
 }
 
-// envNow is the sandbox's environment for a command starting now: the base
-// environment with TMPDIR, TMP and TEMP saying where the private temp is
-// seen, which depends on whether the engine still uses a mount namespace.
-// A value set through Config.Env is left as it is.
-func (s *Sandbox) envNow() []string {
-	host, inside := s.dirs.Tmp(), s.tempInside()
+// envNow is base, the sandbox's environment, for a command starting now:
+// with TMPDIR, TMP and TEMP saying inside where the private temp host is
+// seen (tempInside), which depends on whether the engine still uses a
+// mount namespace. A value set through Config.Env is left as it is.
+func envNow(base []string, host, inside string) []string {
 	if host == "" || host == inside {
-		return s.env
+		return base
 	}
-	env := append([]string(nil), s.env...)
+	env := append([]string(nil), base...)
 	for i, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		if (k == "TMPDIR" || k == "TMP" || k == "TEMP") && v == host {
@@ -79,9 +83,9 @@ func (s *Sandbox) envNow() []string {
 // but the user's own cache, when the sandbox may read it, is its first
 // module proxy, so builds that need only modules the user already has
 // work offline; a module missing there falls through to the usual proxy.
-func (s *Sandbox) toolchainEnv() []string {
-	home := s.view.Home
-	if home == "" || s.cfg.Isolation == IsolationStrict {
+func toolchainEnv(view spec.View, level Isolation) []string {
+	home := view.Home
+	if home == "" || level == IsolationStrict {
 		return nil
 	}
 	var out []string
@@ -92,7 +96,7 @@ func (s *Sandbox) toolchainEnv() []string {
 		mod = filepath.Join(v[0], "pkg", "mod")
 	}
 	dl := filepath.Join(mod, "cache", "download")
-	if r, err := filepath.EvalSymlinks(dl); err == nil && hostview.Readable(s.view, r, specLevel(s.cfg.Isolation)) {
+	if r, err := filepath.EvalSymlinks(dl); err == nil && hostview.Readable(view, r, specLevel(level)) {
 		out = append(out, "GOPROXY=file://"+r+",https://proxy.golang.org,direct")
 	}
 	return out

@@ -15,30 +15,38 @@ const maxVirtualBytes = 64 << 10
 
 // fsPolicy translates Deny, ReadOnly, Seal, VirtualFiles and HideProc. A
 // path is kept as written and, where links lead elsewhere on the way, as
-// its canonical path too: Landlock rules hold on the objects a path leads
-// to, not on its spelling.
-func (s *Sandbox) fsPolicy() (spec.FS, error) {
-	c := &s.cfg
+// its canonical path too (canonical, read by canonicalPaths): Landlock
+// rules hold on the objects a path leads to, not on its spelling. It does
+// no I/O; the size of the virtual files was checked by validate.go.
+func fsPolicy(c *Config, canonical map[string]string) spec.FS {
 	f := spec.FS{HideProc: c.HideProc}
-	f.Deny = withCanonical(c.Deny)
-	f.ReadOnly = withCanonical(c.ReadOnly)
-	f.Seal = withCanonical(c.Seal)
-	total := 0
+	f.Deny = withCanonical(c.Deny, canonical)
+	f.ReadOnly = withCanonical(c.ReadOnly, canonical)
+	f.Seal = withCanonical(c.Seal, canonical)
 	for p, content := range c.VirtualFiles {
-		total += len(content)
 		f.Virtual = append(f.Virtual, spec.VirtualFile{Path: p, Content: []byte(content)})
 	}
-	if total > maxVirtualBytes {
-		return f, errorf("virtual files: %d bytes of contents, over the %d-byte limit", total, maxVirtualBytes)
-	}
 	sort.Slice(f.Virtual, func(i, j int) bool { return f.Virtual[i].Path < f.Virtual[j].Path })
-	return f, nil
+	return f
+}
+
+// virtualBytes checks that the contents of all virtual files together fit
+// in maxVirtualBytes.
+func virtualBytes(c *Config) error {
+	total := 0
+	for _, content := range c.VirtualFiles {
+		total += len(content)
+	}
+	if total > maxVirtualBytes {
+		return errorf("virtual files: %d bytes of contents, over the %d-byte limit", total, maxVirtualBytes)
+	}
+	return nil
 }
 
 // withCanonical returns paths, each followed by its canonical form when
 // that differs, without duplicates. Nil stays nil, so that an empty policy
 // costs nothing.
-func withCanonical(paths []string) []string {
+func withCanonical(paths []string, canonical map[string]string) []string {
 	if len(paths) == 0 {
 		return nil
 	}
@@ -52,8 +60,25 @@ func withCanonical(paths []string) []string {
 	}
 	for _, p := range paths {
 		add(p)
-		if r := canonicalPath(p); r != "" {
+		if r := canonical[p]; r != "" {
 			add(r)
+		}
+	}
+	return out
+}
+
+// canonicalPaths reads the canonical path (canonicalPath) of each path of
+// lists that has one; nil when none has.
+func canonicalPaths(lists ...[]string) map[string]string {
+	var out map[string]string
+	for _, l := range lists {
+		for _, p := range l {
+			if r := canonicalPath(p); r != "" {
+				if out == nil {
+					out = map[string]string{}
+				}
+				out[p] = r
+			}
 		}
 	}
 	return out

@@ -39,28 +39,26 @@ func TestWithCanonical(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := withCanonical(tt.in); !reflect.DeepEqual(got, tt.want) {
+			if got := withCanonical(tt.in, canonicalPaths(tt.in)); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("withCanonical(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
 }
 
-// The virtual files' contents are bounded and sorted by path.
+// The virtual files' contents are bounded (validate.go) and sorted by
+// path.
 func TestFSPolicyVirtual(t *testing.T) {
-	s := &Sandbox{cfg: Config{VirtualFiles: map[string]string{"/b": "2", "/a": "1"}, HideProc: true}}
-	f, err := s.fsPolicy()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := Config{VirtualFiles: map[string]string{"/b": "2", "/a": "1"}, HideProc: true}
+	f := fsPolicy(&c, nil)
 	if len(f.Virtual) != 2 || f.Virtual[0].Path != "/a" || string(f.Virtual[1].Content) != "2" || !f.HideProc {
 		t.Errorf("fsPolicy = %+v", f)
 	}
-	s.cfg.VirtualFiles["/big"] = strings.Repeat("x", maxVirtualBytes)
-	if _, err := s.fsPolicy(); err == nil || !strings.Contains(err.Error(), "virtual files") {
+	c.VirtualFiles["/big"] = strings.Repeat("x", maxVirtualBytes)
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "virtual files") {
 		t.Errorf("contents over the limit: %v", err)
 	}
-	if f, _ := (&Sandbox{}).fsPolicy(); !f.Empty() {
+	if f := fsPolicy(&Config{}, nil); !f.Empty() {
 		t.Errorf("an empty Config gives %+v", f)
 	}
 }

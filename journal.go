@@ -3,7 +3,9 @@ package moat
 import (
 	"math"
 
+	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/runjournal"
+	"github.com/moat-sandbox/moat/internal/spec"
 )
 
 // The run journal, its crash sweep, the quarantine and the git control
@@ -85,3 +87,12 @@ func moatStateRoot() (string, error) {
 // sandboxes could write, and the files the user trusts. Every sandbox's
 // view hides it. An error means none could be made safe.
 func StateDir() (string, error) { return moatStateRoot() }
+
+// protectStateRoot hides the user's moat state directory (journals, the
+// quarantine) in view v, with every cache stores root: caches' own, and
+// those other runs recorded there (internal/runjournal, internal/cachehome).
+func protectStateRoot(v spec.View, caches *cachehome.Kept) spec.View {
+	return runjournal.ProtectStateRoot(v, func(root string) []string {
+		return append([]string{caches.Root(cacheLayout)}, cachehome.RecordedRoots(root)...)
+	})
+}

@@ -236,9 +236,10 @@ func allowedLocal(cfg *Config, ip netip.Addr) bool {
 	return false
 }
 
-// decideNetwork is the proxy's policy hook for s: it normalizes the host,
-// refuses a malformed host or port, and asks the sandbox's policy.
-func (s *Sandbox) decideNetwork(ctx context.Context, protocol, host string, port int) NetworkDecision {
+// decideNetwork is the proxy's policy hook for sandbox sb, whose Config
+// is cfg: it normalizes the host, refuses a malformed host or port, and
+// asks the sandbox's policy.
+func decideNetwork(ctx context.Context, cfg *Config, sb *Sandbox, protocol, host string, port int) NetworkDecision {
 	h, _, err := normalizeHost(host)
 	if err != nil {
 		return NetworkDecision{Reason: "invalid host"}
@@ -246,18 +247,18 @@ func (s *Sandbox) decideNetwork(ctx context.Context, protocol, host string, port
 	if port < 1 || port > 65535 {
 		return NetworkDecision{Reason: "invalid port"}
 	}
-	return networkPolicy(&s.cfg).Decide(ctx, NetworkRequest{Host: h, Port: port, Protocol: protocol, Sandbox: s})
+	return networkPolicy(cfg).Decide(ctx, NetworkRequest{Host: h, Port: port, Protocol: protocol, Sandbox: sb})
 }
 
-// auditNetwork is the proxy's audit hook for s: it records r, the proxy's
-// final decision, in every audit log of the sandbox's policy before the
-// proxy dials. A non-nil error means the connection must be refused.
-func (s *Sandbox) auditNetwork(r AuditRecord) error {
+// auditNetwork records r, the proxy's final decision for sandbox id, in
+// every audit log of policy p, unthrottled (audit_throttle.go throttles
+// the proxy's). A non-nil error means the connection must be refused.
+func auditNetwork(p NetworkPolicy, id string, r AuditRecord) error {
 	if h, _, err := normalizeHost(r.Host); err == nil {
 		r.Host = h
 	}
-	r.Sandbox = s.id
-	for _, l := range auditLogs(s.cfg.Network) {
+	r.Sandbox = id
+	for _, l := range auditLogs(p) {
 		if err := l.Record(r); err != nil {
 			return err
 		}
@@ -265,13 +266,13 @@ func (s *Sandbox) auditNetwork(r AuditRecord) error {
 	return nil
 }
 
-// auditLine normalizes r for s, as auditNetwork writes it, and encodes it
-// once for every log (a zero Time is the time now).
-func (s *Sandbox) auditLine(r *AuditRecord) ([]byte, error) {
+// encodeAudit normalizes r for sandbox id, as auditNetwork writes it, and
+// encodes it once for every log (a zero Time is the time now).
+func encodeAudit(id string, r *AuditRecord) ([]byte, error) {
 	if h, _, err := normalizeHost(r.Host); err == nil {
 		r.Host = h
 	}
-	r.Sandbox = s.id
+	r.Sandbox = id
 	line, err := encodeAuditRecord(*r, time.Now)
 	if err != nil {
 		return nil, errorf("audit log: %w", err)
@@ -279,9 +280,9 @@ func (s *Sandbox) auditLine(r *AuditRecord) ([]byte, error) {
 	return line, nil
 }
 
-// writeAuditLine writes line to every audit log of the sandbox's policy.
-func (s *Sandbox) writeAuditLine(line []byte) error {
-	for _, l := range auditLogs(s.cfg.Network) {
+// writeAuditLine writes line to every audit log of policy p.
+func writeAuditLine(p NetworkPolicy, line []byte) error {
+	for _, l := range auditLogs(p) {
 		if err := l.writeLine(line); err != nil {
 			return err
 		}

@@ -239,7 +239,7 @@ func TestNetworkSandboxHooks(t *testing.T) {
 	sb := &Sandbox{id: "abc123"}
 	sb.cfg.Network = Audited(Audited(policy, newAuditLogWriter(&inner, now)), newAuditLogWriter(&outer, now))
 
-	d := sb.decideNetwork(context.Background(), "connect", "Example.COM.", 443)
+	d := decideNetwork(context.Background(), &sb.cfg, sb, "connect", "Example.COM.", 443)
 	want := NetworkRequest{Host: "example.com", Port: 443, Protocol: "connect", Sandbox: sb}
 	if !d.Allow || seen != want {
 		t.Fatalf("decision %+v, policy saw %+v, want %+v", d, seen, want)
@@ -249,14 +249,14 @@ func TestNetworkSandboxHooks(t *testing.T) {
 		port int
 	}{{"exa mple.com", 443}, {"example.com", 0}, {"example.com", 70000}} {
 		seen = NetworkRequest{}
-		if d := sb.decideNetwork(context.Background(), "http", bad.host, bad.port); d.Allow || seen != (NetworkRequest{}) {
+		if d := decideNetwork(context.Background(), &sb.cfg, sb, "http", bad.host, bad.port); d.Allow || seen != (NetworkRequest{}) {
 			t.Errorf("%q:%d: decision %+v, policy saw %+v", bad.host, bad.port, d, seen)
 		}
 	}
 
 	rec := AuditRecord{Protocol: "connect", Host: "Example.COM.", Port: 443,
 		IP: netip.MustParseAddr("192.0.2.7"), Allowed: false, Reason: "local address refused"}
-	if err := sb.auditNetwork(rec); err != nil {
+	if err := auditNetwork(sb.cfg.Network, sb.id, rec); err != nil {
 		t.Fatal(err)
 	}
 	wantLine := `{"timestamp":"2025-01-02T03:04:05.678Z","sandbox":"abc123","protocol":"connect","host":"example.com","port":443,"ip":"192.0.2.7","allowed":false,"reason":"local address refused"}` + "\n"
@@ -270,16 +270,16 @@ func TestNetworkSandboxHooks(t *testing.T) {
 	closed := newAuditLogWriter(&bytes.Buffer{}, now)
 	closed.Close()
 	sb.cfg.Network = Audited(AllowAll(), closed)
-	if err := sb.auditNetwork(rec); err == nil {
+	if err := auditNetwork(sb.cfg.Network, sb.id, rec); err == nil {
 		t.Error("audit hook with a closed log returned nil")
 	}
 
 	// Without a policy: deny all, nothing to record.
 	sb.cfg.Network = nil
-	if d := sb.decideNetwork(context.Background(), "http", "example.com", 80); d.Allow {
+	if d := decideNetwork(context.Background(), &sb.cfg, sb, "http", "example.com", 80); d.Allow {
 		t.Errorf("nil policy allowed: %+v", d)
 	}
-	if err := sb.auditNetwork(rec); err != nil {
+	if err := auditNetwork(sb.cfg.Network, sb.id, rec); err != nil {
 		t.Errorf("audit without a log: %v", err)
 	}
 }

@@ -24,22 +24,22 @@ type netProxy struct {
 	audit *auditThrottle
 }
 
-// startProxy creates the sandbox's proxy unless its policy denies all, in
-// which case no proxy runs and the kernel refuses every connection. The
-// engine hands it its listeners once they exist.
-func (s *Sandbox) startProxy() error {
+// newNetProxy creates sandbox s's proxy unless its policy denies all, in
+// which case no proxy runs (nil) and the kernel refuses every connection.
+// The engine hands it its listeners once they exist.
+func newNetProxy(s *Sandbox) (*netProxy, error) {
 	if NetworkDeniesAll(s.cfg.Network) || IsHostNetwork(s.cfg.Network) {
-		return nil // network_host.go: no proxy on the host's network
+		return nil, nil // network_host.go: no proxy on the host's network
 	}
 	var tok [16]byte
 	if _, err := rand.Read(tok[:]); err != nil {
-		return errorf("network proxy: %w", err)
+		return nil, errorf("network proxy: %w", err)
 	}
 	p := &netProxy{token: hex.EncodeToString(tok[:]), audit: newAuditThrottle(s)}
 	srv, err := proxy.New(proxy.Config{
 		PolicyName: policyName(s.cfg.Network),
 		Check: func(ctx context.Context, r proxy.Request) proxy.Decision {
-			d := s.decideNetwork(ctx, r.Protocol, r.Host, r.Port)
+			d := decideNetwork(ctx, &s.cfg, s, r.Protocol, r.Host, r.Port)
 			return proxy.Decision{Allow: d.Allow, Reason: d.Reason, ExplicitIP: d.ExplicitIP}
 		},
 		Audit: func(r proxy.Record) error {
@@ -57,10 +57,10 @@ func (s *Sandbox) startProxy() error {
 		},
 		AllowLocal: s.cfg.AllowLocal,
 		Credential: p.token,
-		Resolver:   s.proxyResolver(),
+		Resolver:   proxyResolver(s.cfg.Resolver),
 	})
 	if err != nil {
-		return errorf("network proxy: %w", err)
+		return nil, errorf("network proxy: %w", err)
 	}
 	p.srv = srv
 	// A port free on the host now: inside a network namespace any port
@@ -69,12 +69,11 @@ func (s *Sandbox) startProxy() error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		srv.Close()
-		return errorf("network proxy: %w", err)
+		return nil, errorf("network proxy: %w", err)
 	}
 	p.port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	s.proxy = p
-	return nil
+	return p, nil
 }
 
 // serve starts serving l; it does not block.
@@ -144,10 +143,11 @@ func policyName(p NetworkPolicy) string {
 	}
 }
 
-// proxyResolver is Config.Resolver for the proxy, or nil for the host's.
-func (s *Sandbox) proxyResolver() proxy.Resolver {
-	if s.cfg.Resolver == nil {
+// proxyResolver is Config.Resolver r for the proxy, or nil for the
+// host's: a nil r of Config's type must stay a nil interface.
+func proxyResolver(r Resolver) proxy.Resolver {
+	if r == nil {
 		return nil
 	}
-	return s.cfg.Resolver
+	return r
 }

@@ -94,7 +94,7 @@ func New(cfg Config) (*Sandbox, error) {
 		s.build.PipVenv = p.Venv
 	}
 	s.pre = prestart.Checks{Set: cfg.Env.Set, Passthrough: cfg.Env.Passthrough, Deny: cfg.Deny, Hooks: prestart.Hooks{
-		View: s.checkView, TempInside: s.tempInside, Written: s.disk.Written, Protection: protectionOf, HostProgram: hostProgram, Refused: &s.refused}}
+		View: s.checkView, TempInside: func() string { return tempInside(s.dirs.Tmp(), s.cfg.Grants, s.backend) }, Written: s.disk.Written, Protection: protectionOf, HostProgram: hostProgram, Refused: &s.refused}}
 	// journal.go: sweeps what runs killed before Close left, then
 	// records the git control paths, the run journal and the places.
 	if err := s.openJournal(); err != nil {
@@ -106,8 +106,8 @@ func New(cfg Config) (*Sandbox, error) {
 			s.journal.Close()
 		}
 	}()
-	s.view = s.homeView() // backend.go
-	if err := s.startProxy(); err != nil {
+	s.view = protectStateRoot(homeView(&s.cfg), &s.caches) // backend.go, journal.go
+	if s.proxy, err = newNetProxy(s); err != nil {         // proxy.go
 		s.removeWorkDir()
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (s *Sandbox) WorkDir() string { return s.dirs.Work }
 
 // Report says which layers are enforced for this sandbox on this host.
 func (s *Sandbox) Report() Report {
-	return s.report() // backend.go
+	return report(s.backend, s.cfg.Enforcement, Layer(s.build.Layer()), Layer(s.disk.Layer())) // backend.go, internal/buildmode, internal/disklimit
 }
 
 // Command returns a [Cmd] that runs name with args in the sandbox. As with

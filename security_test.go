@@ -168,5 +168,5 @@ func TestExposure(t *testing.T) {
 // viewOf is what a sandbox with cfg sees of the homes.
 func viewOf(cfg Config) spec.View {
 	s := &Sandbox{cfg: cfg}
-	return s.homeView()
+	return protectStateRoot(homeView(&s.cfg), &s.caches)
 }

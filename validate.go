@@ -15,33 +15,90 @@ const MaxNice = 19
 // Isolation and Enforcement are values moat defines; each Env.Set entry is
 // NAME=VALUE with a name and each Env.Passthrough entry a bare name;
 // AllowLocal holds valid prefixes; KeepCaches has a WorkDir and no Home;
-// each grant has a valid, non-empty
-// access and an absolute, clean path; and each limit, when set, is at
-// least its least value ([MinOpenFiles], [MinMemoryBytes] and the others
-// in limits_min.go). It does no I/O: whether paths exist, are safe
-// places and stay what they were is for [New], [CheckWorkDir] and
-// [ResolvePaths]. A field it refuses is a [*ConfigError], except a bad
-// AllowLocal prefix. [New] calls it first; a front end that builds a
-// Config calls it to refuse a mistake before anything is created.
+// Deny, ReadOnly, Seal, VirtualFiles and Sockets name absolute, clean
+// paths, and the virtual files' contents fit in 64 KiB; each grant has a
+// valid, non-empty access and an absolute, clean path; and each limit,
+// when set, is at least its least value ([MinOpenFiles], [MinMemoryBytes]
+// and the others in limits_min.go). It does no I/O: whether paths exist,
+// are safe places and stay what they were is for [New], [CheckWorkDir]
+// and [ResolvePaths]. A field it refuses is a [*ConfigError], except a
+// bad AllowLocal prefix, a bad socket path and virtual files too large.
+// [New] calls it first; a front end that builds a Config calls it to
+// refuse a mistake before anything is created. The checks are one list,
+// configChecks.
 func (c Config) Validate() error {
+	for _, v := range configChecks {
+		if err := v.check(&c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// configChecks are every check of a Config that needs no host, in the
+// order Validate runs them: one flat list, each named after what it
+// checks, as runc's validate package has it. Whatever reads the host is
+// done later, in New's preparation (backend.go: prepareHost).
+var configChecks = []struct {
+	name  string
+	check func(*Config) error
+}{
+	{"nice", checkNice},
+	{"io priority", checkIOPriority},
+	{"isolation", checkIsolation},
+	{"enforcement", checkEnforcement},
+	{"keep caches", checkKeepCaches},
+	{"env", checkEnv},
+	{"allow local", checkNetworkConfig},             // network.go
+	{"filesystem policy", validateFilesystemPolicy}, // filesystem_policy.go
+	{"virtual files", virtualBytes},                 // filesystem_spec.go
+	{"sockets", checkSockets},
+	{"ipc", func(c *Config) error { return validateIPC(c.IPC) }},     // ipc_sandbox.go
+	{"python", func(c *Config) error { return c.Python.validate() }}, // python_sandbox.go
+	{"grants", checkGrants},
+	{"limits", func(c *Config) error { return checkLimitMinimums(c.Limits) }}, // limits_min.go
+	{"open files", func(c *Config) error { return checkOpenFiles(c.Limits.OpenFiles) }},
+}
+
+func checkNice(c *Config) error {
 	if c.Nice < 0 || c.Nice > MaxNice {
 		return &ConfigError{Field: "nice", Value: strconv.Itoa(c.Nice), Problem: "want 0 (unchanged) through " + strconv.Itoa(MaxNice) + "; priority can only be lowered"}
 	}
+	return nil
+}
+
+func checkIOPriority(c *Config) error {
 	if c.IOPriority < IOPriorityDefault || c.IOPriority > IOPriorityBackground {
 		return &ConfigError{Field: "io priority", Value: strconv.Itoa(int(c.IOPriority)), Problem: "unknown"}
 	}
+	return nil
+}
+
+func checkIsolation(c *Config) error {
 	if c.Isolation < IsolationStrict || c.Isolation > IsolationPermissive {
 		return &ConfigError{Field: "isolation", Value: strconv.Itoa(int(c.Isolation)), Problem: "unknown"}
 	}
+	return nil
+}
+
+func checkEnforcement(c *Config) error {
 	if c.Enforcement != Strict && c.Enforcement != BestEffort {
 		return &ConfigError{Field: "enforcement", Value: strconv.Itoa(int(c.Enforcement)), Problem: "unknown"}
 	}
+	return nil
+}
+
+func checkKeepCaches(c *Config) error {
 	if c.KeepCaches && c.Home != "" {
 		return &ConfigError{Field: "keep caches", Value: "true", Problem: "excludes a kept home (Home, --home), which keeps all of itself; drop one"}
 	}
 	if c.KeepCaches && c.WorkDir == "" {
 		return &ConfigError{Field: "keep caches", Value: "true", Problem: "needs a WorkDir (--workdir): a fresh working directory has no project to keep caches for"}
 	}
+	return nil
+}
+
+func checkEnv(c *Config) error {
 	for _, kv := range c.Env.Set {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 			return &ConfigError{Field: "env", Value: strconv.Quote(kv), Problem: "want NAME=VALUE"}
@@ -52,18 +109,21 @@ func (c Config) Validate() error {
 			return &ConfigError{Field: "env passthrough", Value: strconv.Quote(k), Problem: "want a variable name"}
 		}
 	}
-	if err := checkNetworkConfig(&c); err != nil {
-		return err
+	return nil
+}
+
+// checkSockets checks that each of Config.Sockets is absolute and clean;
+// New checks the files themselves (backend.go: socketGrants).
+func checkSockets(c *Config) error {
+	for _, p := range c.Sockets {
+		if !isAbsClean(p) {
+			return errorf("socket %q: path must be absolute and clean", p)
+		}
 	}
-	if err := validateFilesystemPolicy(&c); err != nil { // filesystem_policy.go
-		return err
-	}
-	if err := validateIPC(c.IPC); err != nil { // ipc_sandbox.go
-		return err
-	}
-	if err := c.Python.validate(); err != nil { // python_sandbox.go
-		return err
-	}
+	return nil
+}
+
+func checkGrants(c *Config) error {
 	for _, g := range c.Grants {
 		if g.Access == 0 || g.Access&^(READ|WRITE|EXEC) != 0 {
 			return &ConfigError{Field: "grant", Value: strconv.Quote(g.Path), Problem: "invalid access " + strconv.Itoa(int(g.Access))}
@@ -72,10 +132,7 @@ func (c Config) Validate() error {
 			return &ConfigError{Field: "grant", Value: strconv.Quote(g.Path), Problem: "path must be absolute and clean"}
 		}
 	}
-	if err := checkLimitMinimums(c.Limits); err != nil { // limits_min.go
-		return err
-	}
-	return checkOpenFiles(c.Limits.OpenFiles)
+	return nil
 }
 
 // checkOpenFiles refuses an open-file limit below MinOpenFiles; zero (the

@@ -71,6 +71,10 @@ type Policy struct {
 	// FS is the filesystem policy beyond the working directory and the
 	// grants (fspolicy.go).
 	FS FS
+
+	// Hooks are the callbacks the backend calls; they are not part of the
+	// policy's data, and a plan written out leaves them out.
+	Hooks Hooks `json:"-"`
 }
 
 // Level is an isolation level. The zero value is LevelStrict.
@@ -163,11 +167,33 @@ type Network struct {
 	// network namespace the proxy listens on 127.0.0.1:ProxyPort inside
 	// it; without one, on the host's loopback.
 	ProxyPort int
+}
+
+// Hooks are the callbacks a backend calls into moat with, kept apart from
+// the policy's data so that the policy is a plain value (and its plan can
+// be compared with a golden file). The zero value calls nothing.
+type Hooks struct {
 	// ServeProxy is given each listener the proxy must serve; it must not
-	// block. The backend closes the listeners.
+	// block. The backend closes the listeners. Nil serves none.
 	ServeProxy func(net.Listener)
 	// DNSQuery, when set, is told each name the sandbox looks up through
 	// its resolver configuration, which the backend answers "no such
-	// name". It must not block.
+	// name". It must not block. Nil tells no one.
 	DNSQuery func(name string)
+}
+
+// WritablePlaces are where the sandbox writes and what it writes
+// persists, whose git control paths stay read-only: the working directory
+// unless moat created it, and the writable grants. Nil means none.
+func (p *Policy) WritablePlaces() []string {
+	var out []string
+	if !p.AutoWorkDir {
+		out = append(out, p.WorkDir)
+	}
+	for _, g := range p.Grants {
+		if g.Write {
+			out = append(out, g.Path)
+		}
+	}
+	return out
 }

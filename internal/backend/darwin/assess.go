@@ -49,7 +49,7 @@ func assess(p *spec.Policy, f facts) (layers []spec.Layer, missing, gaps []strin
 		isolationLayer(p),
 		spec.Layer{Name: "protections", Active: f.sandboxExec, Detail: fmt.Sprintf("%d protected and %d denied paths refused under every name (/private and the data volume's firmlinks), with their hard links and clones", len(p.View.Protected), len(p.FS.Deny))},
 	)
-	if len(writablePlaces(p)) > 0 {
+	if len(p.WritablePlaces()) > 0 {
 		cp := spec.Layer{Name: "control-paths", Active: f.sandboxExec && f.controlled}
 		cp.Detail = "git control paths and .moat-* entries that exist at start are read-only; repositories and git control files the run creates are moved aside at Close and reported"
 		layers = append(layers, cp)

@@ -57,7 +57,7 @@ func New(p spec.Policy, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox helper: %w", err)
 	}
-	places := writablePlaces(&p)
+	places := p.WritablePlaces()
 	h := Host{
 		Helper:          helper,
 		Root:            os.Geteuid() == 0,
@@ -88,8 +88,8 @@ func New(p spec.Policy, o Options) (*Engine, error) {
 			return nil, fmt.Errorf("proxy listener: %w", err)
 		}
 		e.hostLn = ln
-		if p.Network.ServeProxy != nil {
-			p.Network.ServeProxy(ln)
+		if p.Hooks.ServeProxy != nil {
+			p.Hooks.ServeProxy(ln)
 		}
 	}
 	return e, nil

@@ -85,21 +85,6 @@ func ProfileInput(p spec.Policy, h Host) sbpl.Input {
 	return in
 }
 
-// writablePlaces are the places whose git control paths stay read-only:
-// the working directory unless moat created it, and writable grants.
-func writablePlaces(p *spec.Policy) []string {
-	var out []string
-	if !p.AutoWorkDir {
-		out = append(out, p.WorkDir)
-	}
-	for _, g := range p.Grants {
-		if g.Write {
-			out = append(out, g.Path)
-		}
-	}
-	return out
-}
-
 // systemExec are the roots whose files run below permissive, as Cmd's
 // executable lookup checks them; they match package sbpl's.
 var systemExec = []string{

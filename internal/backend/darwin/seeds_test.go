@@ -184,7 +184,7 @@ func TestSeedM13WritableWorkDirProtectsControlPaths(t *testing.T) {
 	p.AutoWorkDir = false
 	h := seedHost
 	h.ControlPaths = []string{seedWork + "/.git/hooks", seedWork + "/.git/config", seedWork + "/.moat-deny"}
-	if got := writablePlaces(&p); !slices.Equal(got, []string{seedWork}) {
+	if got := p.WritablePlaces(); !slices.Equal(got, []string{seedWork}) {
 		t.Fatalf("writable places %q", got)
 	}
 	checkOps(t, p, h, []op{

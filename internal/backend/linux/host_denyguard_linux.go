@@ -92,7 +92,7 @@ func guardable(d string, places []string) bool {
 // is made for a granted path.
 func planDenyGuards(p *spec.Policy, granted func(string) bool) *denyGuards {
 	g := &denyGuards{line: ownerLine(), marker: fmt.Sprintf("%s.%d.%d", placeholderMarker, os.Getpid(), guardSeq.Add(1))}
-	places := writablePlaces(p)
+	places := p.WritablePlaces()
 	if p.AutoWorkDir && p.WorkDir != "" {
 		places = append(places, p.WorkDir)
 	}
@@ -277,7 +277,7 @@ func createdByRunCheck(p *spec.Policy, r string) bool {
 	if base != ".git" && !gitguard.IsControlName(base) {
 		return false
 	}
-	return slices.Contains(writablePlaces(p), filepath.Dir(r))
+	return slices.Contains(p.WritablePlaces(), filepath.Dir(r))
 }
 
 // grantedPath reports whether path is the working directory, a private

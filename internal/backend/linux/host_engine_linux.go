@@ -58,7 +58,7 @@ func New(p spec.Policy) (*Engine, error) {
 	if err := e.setupCgroup(); err != nil {
 		return nil, err
 	}
-	if places := writablePlaces(&p); len(places) > 0 && e.host.UserNS {
+	if places := p.WritablePlaces(); len(places) > 0 && e.host.UserNS {
 		cp, err := planControlPaths(places)
 		if err != nil {
 			e.Close()
@@ -93,8 +93,8 @@ func (e *Engine) listenOnHost() error {
 	e.mu.Lock()
 	e.hostLn = ln
 	e.mu.Unlock()
-	if e.policy.Network.ServeProxy != nil {
-		e.policy.Network.ServeProxy(ln)
+	if e.policy.Hooks.ServeProxy != nil {
+		e.policy.Hooks.ServeProxy(ln)
 	}
 	return nil
 }
@@ -106,6 +106,15 @@ func (e *Engine) configure(withNamespaces bool) {
 	if reason := namespaceFailure(); reason != "" {
 		e.host.UserNS, e.host.UserNSReason = false, reason
 	}
+	e.plan(withNamespaces)
+}
+
+// plan decides the helper's spec (the Landlock rules, mounts, seccomp
+// choices and limits) and the report from the policy and e.host, with or
+// without namespaces. It reads nothing of the host's state but the paths
+// the policy names (plan_golden_linux_test.go runs it on a synthetic
+// host). The caller holds e.mu.
+func (e *Engine) plan(withNamespaces bool) {
 	e.ns = namespaces{}
 	if withNamespaces {
 		e.ns = namespaces{User: true, Mount: true, PID: true, Net: !e.policy.HostNetwork, IPC: true, UTS: true, Cgroup: true}

@@ -167,21 +167,6 @@ func (e *Engine) applyLevel(s *helperSpec) {
 	}
 }
 
-// writablePlaces are where the sandbox writes and what it writes persists:
-// a supplied working directory and the writable grants.
-func writablePlaces(p *spec.Policy) []string {
-	var out []string
-	if !p.AutoWorkDir {
-		out = append(out, p.WorkDir)
-	}
-	for _, g := range p.Grants {
-		if g.Write {
-			out = append(out, g.Path)
-		}
-	}
-	return out
-}
-
 // etcWithoutSecrets lists /etc's entries except the secrets and hidden
 // (etcHidden's answer), for hosts where no mount namespace can hide
 // them (deeper ones are carved out of these rules).
@@ -238,10 +223,14 @@ func (e *Engine) rlimits() []rlimit {
 	case !e.host.Root:
 		// Counted per user across the host: allow what the user already
 		// runs plus the sandbox's share.
-		add(unix.RLIMIT_NPROC, l.Processes+int64(countUserProcesses(os.Getuid())))
+		add(unix.RLIMIT_NPROC, l.Processes+int64(userProcesses(os.Getuid())))
 	}
 	return out
 }
+
+// userProcesses is countUserProcesses; the golden plans
+// (plan_golden_linux_test.go) set a fixed count in its place.
+var userProcesses = countUserProcesses
 
 // countUserProcesses counts the threads owned by uid, which RLIMIT_NPROC
 // counts.
@@ -352,7 +341,7 @@ func (e *Engine) assess() (layers []spec.Layer, missing []string) {
 		missing, e.gaps = append(missing, m...), append(e.gaps, g...)
 	}
 
-	if places := writablePlaces(&e.policy); len(places) > 0 {
+	if places := e.policy.WritablePlaces(); len(places) > 0 {
 		cp := spec.Layer{Name: "control-paths", Active: e.ns.Mount && e.control != nil}
 		// Read-only binds keep what exists unchanged during the run; what
 		// the run creates (a repository, a commondir) no kernel mechanism

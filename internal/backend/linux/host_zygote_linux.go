@@ -409,12 +409,12 @@ func (e *Engine) finishZygote(z *zygote, statusR *os.File, hs helperSpec, useNS 
 			z.close()
 			return nil, &spec.StartError{Code: 125, Msg: "proxy listener: " + err.Error()}
 		}
-		if e.policy.Network.ServeProxy != nil {
-			e.policy.Network.ServeProxy(z.proxyLn)
+		if e.policy.Hooks.ServeProxy != nil {
+			e.policy.Hooks.ServeProxy(z.proxyLn)
 		}
 	}
 	if hs.NS.Net {
-		if err := z.receiveDNSStub(e.policy.Network.DNSQuery); err != nil {
+		if err := z.receiveDNSStub(e.policy.Hooks.DNSQuery); err != nil {
 			z.close()
 			return nil, &spec.StartError{Code: 125, Msg: "dns stub: " + err.Error()}
 		}

@@ -97,8 +97,8 @@ func New(p spec.Policy) (_ *Engine, err error) {
 		if e.ln, err = net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p.Network.ProxyPort)); err != nil {
 			return nil, errors.New("moat: windows: proxy listener: " + err.Error())
 		}
-		if p.Network.ServeProxy != nil {
-			p.Network.ServeProxy(e.ln)
+		if p.Hooks.ServeProxy != nil {
+			p.Hooks.ServeProxy(e.ln)
 		}
 	}
 	return e, nil

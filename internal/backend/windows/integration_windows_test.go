@@ -609,7 +609,7 @@ func TestWindowsProxyNeedsAdministrator(t *testing.T) {
 	p.Network.ProxyPort = probe.Addr().(*net.TCPAddr).Port
 	probe.Close()
 	served := make(chan net.Listener, 1)
-	p.Network.ServeProxy = func(l net.Listener) {
+	p.Hooks.ServeProxy = func(l net.Listener) {
 		served <- l
 		go func() {
 			for {
