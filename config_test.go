@@ -31,7 +31,7 @@ func TestNormalizeRejectsBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := normalize(tc.cfg)
+			_, err := normalize(tc.cfg, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("normalize: got %v, want an error containing %q", err, tc.want)
 			}
@@ -48,7 +48,7 @@ func TestGrantsUnionPerPath(t *testing.T) {
 		{Path: dir, Access: WRITE},
 		{Path: dir, Access: EXEC},
 		{Path: "/usr", Access: READ},
-	}})
+	}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/pysandbox"
 )
 
 // Defaults applied to zero [Limits] fields.
@@ -15,12 +16,14 @@ const (
 )
 
 // normalize validates cfg ([Config.Validate], validate.go) and fills in
-// defaults. It does no I/O besides checking that granted paths exist.
-func normalize(cfg Config) (Config, error) {
+// defaults, with py, what readPythonHost read of the venv (nil: nothing,
+// which refuses a venv). It does no I/O besides checking that granted
+// paths exist.
+func normalize(cfg Config, py *pysandbox.Host) (Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
-	cfg, err := pythonNormalize(cfg) // python_sandbox.go: the venv's grants
+	cfg, err := pythonNormalize(cfg, py) // python_sandbox.go: the venv's grants
 	if err != nil {
 		return cfg, err
 	}

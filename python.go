@@ -2,12 +2,12 @@ package moat
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 
-	"github.com/moat-sandbox/moat/internal/hostinput"
+	"github.com/moat-sandbox/moat/internal/hostview"
+	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/pysandbox"
 	"github.com/moat-sandbox/moat/internal/venv"
 )
 
@@ -136,9 +136,9 @@ func (m *VenvManager) Create(ctx context.Context, cfg VenvConfig) (*Venv, error)
 	if err := os.MkdirAll(filepath.Dir(spec.Manifest), 0o700); err != nil {
 		return nil, errorf("venv cache %q: %v", filepath.Dir(spec.Manifest), err)
 	}
-	unlock, err := lockVenv(spec.Manifest + ".lock") // python_lock_*.go
+	unlock, err := pysandbox.Lock(spec.Manifest + ".lock")
 	if err != nil {
-		return nil, err
+		return nil, errorf("%w", err)
 	}
 	defer unlock()
 	env, err := venv.Create(ctx, spec)
@@ -159,8 +159,12 @@ func (m *VenvManager) VenvPath(cfg VenvConfig) (string, error) {
 }
 
 // spec translates cfg for internal/venv, placing a venv without a path in
-// the cache.
+// the cache (internal/pysandbox).
 func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
+	root, err := moatStateRoot() // controljournal.go: it holds the pins of host tools
+	if err != nil {
+		return venv.Spec{}, err
+	}
 	s := venv.Spec{
 		Path:               cfg.Path,
 		Packages:           cfg.Packages,
@@ -168,11 +172,11 @@ func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
 		SystemSitePackages: cfg.SystemSitePackages,
 		Backend:            venv.Backend(cfg.Backend),
 		Index:              venv.Index{URL: cfg.IndexURL, FindLinks: cfg.FindLinks, NoIndex: cfg.NoIndex},
-		Install:            installVenv,  // python_install.go
-		LookPath:           hostLookPath, // python_hosttools.go
+		Install:            installVenv,
+		LookPath:           pysandbox.LookPath(root),
 	}
-	if err := checkVenvSpecTools(cfg.Python); err != nil {
-		return s, err
+	if err := pysandbox.CheckInterpreter(root, cfg.Python); err != nil {
+		return s, errorf("%w", err)
 	}
 	if m != nil && m.Progress != nil {
 		progress := m.Progress
@@ -182,52 +186,17 @@ func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
 	if m != nil {
 		dir = m.CacheDir
 	}
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return s, errorf("venv cache: %v; set VenvManager.CacheDir", err)
-		}
-		dir = filepath.Join(base, "moat", "venvs")
-	}
-	dir, err := filepath.Abs(dir)
+	dir, err = pysandbox.CacheDir(dir, root)
 	if err != nil {
-		return s, errorf("venv cache %q: %v", dir, err)
-	}
-	// The cache holds the manifests the host trusts: refuse one that a
-	// sandbox of an earlier run could write.
-	if o, err := hostToolOptions("venv cache"); err != nil {
-		return s, err
-	} else if err := hostinput.CheckDir(dir, o); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return s, errorf("%w", err)
 	}
 	if s.Path != "" {
-		abs, err := filepath.Abs(s.Path)
-		if err != nil {
-			return s, errorf("venv %q: %v", s.Path, err)
+		if s, err = pysandbox.Named(s, dir); err != nil {
+			return s, errorf("%w", err)
 		}
-		s.Path = abs
-		// A named venv's manifest and build cache live in the cache,
-		// keyed by its path: never inside the venv, which the install
-		// sandbox (and, with AllowPipInstall, the code) writes.
-		base := filepath.Join(dir, "named", venv.PathKey(abs))
-		s.Manifest, s.BuildCache = base+".json", base+".build"
 		return s, nil
 	}
-	extra := ""
-	if cfg.Mutable {
-		extra = "+pip-install"
-	}
-	key, err := venv.KeyOf(s, extra)
-	if err != nil {
-		return s, err
-	}
-	name := key
-	if cfg.Mutable {
-		name += "-pip"
-	}
-	s.Path = filepath.Join(dir, name)
-	s.Manifest, s.BuildCache = s.Path+".json", s.Path+".build"
-	return s, nil
+	return pysandbox.Cached(s, dir, cfg.Mutable)
 }
 
 // PythonConfig runs Python in the sandbox with a venv built beforehand.
@@ -299,4 +268,58 @@ func CheckVenvIndex(indexURL string, findLinks []string, noIndex bool) error {
 		return errorf("%v", err)
 	}
 	return nil
+}
+
+// installVenv is the [venv.Installer] of [VenvManager]: it runs job's
+// steps in a sandbox of their own, never on the host. The sandbox is at
+// the strict level (system files only) with a fresh private working
+// directory and home; besides its private temporary directories, its only
+// writable places are the venv (read, write and execute, as pip's
+// console scripts and compiled modules need) and the install's own build
+// cache (read and write); the --find-links directories and a file: index
+// are read-only; the base interpreter's installation, when it lies outside
+// the system directories, is read and execute. Its network reaches only
+// job.Hosts through moat's proxy, and nothing at all when there are none.
+func installVenv(ctx context.Context, job venv.Job) error {
+	grants := []Grant{
+		{Path: job.Venv, Access: READ | WRITE | EXEC},
+		{Path: job.Cache, Access: READ | WRITE},
+	}
+	for _, p := range job.Read {
+		grants = append(grants, Grant{Path: p, Access: READ})
+	}
+	for _, p := range job.Exec {
+		grants = append(grants, Grant{Path: p, Access: READ | EXEC})
+	}
+	if pre := filepath.Dir(filepath.Dir(job.Interpreter)); job.Interpreter != "" && pre != "/" && !paths.UnderAny(pre, hostview.SystemPathRoots) && pysandbox.IsPythonPrefix(pre) {
+		grants = append(grants, Grant{Path: pre, Access: READ | EXEC})
+	}
+	var network NetworkPolicy = DenyAll()
+	if len(job.Hosts) > 0 {
+		allow, err := AllowList(job.Hosts...)
+		if err != nil {
+			return errorf("venv install: the index hosts: %v", err)
+		}
+		network = allow
+	}
+	sb, err := New(Config{
+		Isolation: IsolationStrict,
+		Grants:    grants,
+		Network:   network,
+		Env:       Env{Set: job.Env},
+	})
+	if err != nil {
+		return err
+	}
+	for _, argv := range job.Steps {
+		c := sb.CommandContext(ctx, argv[0], argv[1:]...)
+		c.Stdout, c.Stderr = job.Stdout, job.Stderr
+		if err = c.Run(); err != nil {
+			break
+		}
+	}
+	if cerr := sb.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -4,20 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/moat-sandbox/moat/internal/hostview"
-	"github.com/moat-sandbox/moat/internal/paths"
-	"github.com/moat-sandbox/moat/internal/venv"
+	"github.com/moat-sandbox/moat/internal/pysandbox"
 )
-
-// mplBackend is what model-written plotting code gets unless the caller
-// chooses: matplotlib's file-only backend, since a sandbox has no display.
-const mplBackend = "MPLBACKEND=Agg"
 
 // validate checks what can be checked of p without I/O: a venv path is
 // absolute and clean. A nil p passes.
@@ -31,97 +22,63 @@ func (p *PythonConfig) validate() error {
 	return nil
 }
 
-// pythonNormalize applies cfg.Python to the rest of cfg, for normalize:
-// MPLBACKEND=Agg unless the caller sets or passes it, and the grants of
-// the venv: read and execute for the venv and the base interpreter's
-// installation, write too for site-packages and bin/ with
-// AllowPipInstall. A venv that is not one, or lies where the sandbox
-// writes (the working directory, or a writable grant without
-// AllowPipInstall), is refused: it could not stay read-only there.
-func pythonNormalize(cfg Config) (Config, error) {
+// readPythonHost is the host read of cfg.Python, for New's preparation
+// step: the venv opened, the working directory and the kept home
+// resolved (internal/pysandbox). Without a venv it reads nothing.
+func readPythonHost(cfg Config) pysandbox.Host {
+	if cfg.Python == nil {
+		return pysandbox.Host{}
+	}
+	return pysandbox.ReadHost(cfg.Python.Venv, cfg.WorkDir, cfg.Home)
+}
+
+// pythonNormalize applies cfg.Python to the rest of cfg, for normalize,
+// from what readPythonHost read, without I/O: MPLBACKEND=Agg unless the
+// caller sets or passes it, and the grants of the venv: read and execute
+// for the venv and the base interpreter's installation, write too for
+// site-packages and bin/ with AllowPipInstall. A venv that is not one, or
+// lies where the sandbox writes (the working directory, or a writable
+// grant without AllowPipInstall), is refused: it could not stay read-only
+// there.
+func pythonNormalize(cfg Config, h *pysandbox.Host) (Config, error) {
 	if cfg.Python == nil {
 		return cfg, nil
 	}
 	p := *cfg.Python
 	cfg.Python = &p
-	if !setsEnv(cfg.Env, "MPLBACKEND") {
-		cfg.Env.Set = append([]string{mplBackend}, cfg.Env.Set...)
+	if !pysandbox.SetsEnv(cfg.Env.Passthrough, cfg.Env.Set, "MPLBACKEND") {
+		cfg.Env.Set = append([]string{pysandbox.MPLBackend}, cfg.Env.Set...)
 	}
 	if p.Venv == "" {
 		return cfg, nil
 	}
-	env, err := venv.Open(p.Venv)
+	if h == nil {
+		return cfg, errorf("python venv %q: not read from the host", p.Venv)
+	}
+	if h.Err != nil {
+		return cfg, h.Err
+	}
+	st := pysandbox.Settings{AllowPipInstall: p.AllowPipInstall, Permissive: cfg.Isolation == IsolationPermissive}
+	for _, g := range cfg.Grants {
+		if g.Access.CanWrite() {
+			st.WritableGrants = append(st.WritableGrants, g.Path)
+		}
+	}
+	planned, err := pysandbox.Plan(*h, st)
 	if err != nil {
-		return cfg, err
+		return cfg, errorf("%w", err)
 	}
-	p.Venv = env.Path
-	if cfg.WorkDir != "" {
-		if wd, err := filepath.EvalSymlinks(cfg.WorkDir); err == nil {
-			if wd, err = filepath.Abs(wd); err == nil && paths.Under(env.Path, wd) {
-				return cfg, errorf("python venv %q: inside the working directory %q, which the sandbox writes, so it cannot stay read-only; build it outside (VenvManager.Create), or let the code make its own venv there in build mode (Config.Build)", env.Path, wd)
-			}
+	p.Venv = h.Env.Path
+	grants := make([]Grant, 0, len(planned))
+	for _, g := range planned {
+		a := READ | EXEC
+		if g.Write {
+			a |= WRITE
 		}
-	}
-	if !p.AllowPipInstall {
-		if err := venvWritable(cfg, env.Path); err != nil {
-			return cfg, err
-		}
-	}
-	grants := []Grant{{Path: env.Path, Access: READ | EXEC}}
-	if pre := env.Prefix; pre != "/" && !paths.UnderAny(pre, hostview.SystemPathRoots) && isPythonPrefix(pre) {
-		grants = append(grants, Grant{Path: pre, Access: READ | EXEC})
-	}
-	if p.AllowPipInstall {
-		for _, sp := range append([]string{filepath.Join(env.Path, "bin")}, env.SitePackages...) {
-			grants = append(grants, Grant{Path: sp, Access: READ | WRITE | EXEC})
-		}
+		grants = append(grants, Grant{Path: g.Path, Access: a})
 	}
 	cfg.Grants = append(append([]Grant(nil), cfg.Grants...), grants...)
 	return cfg, nil
-}
-
-// venvWritable refuses a venv that the sandbox could write although
-// AllowPipInstall is off: at the permissive level (which writes nearly
-// everywhere), under or over a writable grant, or in the kept home.
-func venvWritable(cfg Config, venvPath string) error {
-	const fix = "set AllowPipInstall (--allow-pip-install)"
-	if cfg.Isolation == IsolationPermissive {
-		return errorf("python venv %q: the permissive level lets the sandbox write nearly everywhere, so the venv cannot stay read-only; %s, or use the default or strict level", venvPath, fix)
-	}
-	for _, g := range cfg.Grants {
-		if g.Access.CanWrite() && (paths.Under(venvPath, g.Path) || paths.Under(g.Path, venvPath)) {
-			return errorf("python venv %q: overlaps the writable grant %q, so it cannot stay read-only; %s, or grant less", venvPath, g.Path, fix)
-		}
-	}
-	if cfg.Home != "" {
-		if h, err := filepath.EvalSymlinks(cfg.Home); err == nil && paths.Under(venvPath, h) {
-			return errorf("python venv %q: inside the kept home %q, which the sandbox writes, so it cannot stay read-only; %s, or build it elsewhere", venvPath, h, fix)
-		}
-	}
-	return nil
-}
-
-// isPythonPrefix reports whether dir looks like a Python installation, a
-// lib/pythonX.Y under it, so that an interpreter copied into some other
-// directory (a home's bin/) does not open that directory's parent.
-func isPythonPrefix(dir string) bool {
-	m, _ := filepath.Glob(filepath.Join(dir, "lib", "python3*", "os.py"))
-	return len(m) > 0
-}
-
-// setsEnv reports whether e sets or passes through the variable name.
-func setsEnv(e Env, name string) bool {
-	for _, k := range e.Passthrough {
-		if k == name {
-			return true
-		}
-	}
-	for _, kv := range e.Set {
-		if k, _, _ := strings.Cut(kv, "="); k == name {
-			return true
-		}
-	}
-	return false
 }
 
 // PythonCommand returns a [Cmd] that runs the Python interpreter with args:
@@ -130,37 +87,15 @@ func setsEnv(e Env, name string) bool {
 // otherwise. Its Env holds those entries; append to it rather than
 // replace it.
 func (s *Sandbox) PythonCommand(args ...string) *Cmd {
-	name, env := s.pythonExec()
+	venvDir := ""
+	if p := s.cfg.Python; p != nil {
+		venvDir = p.Venv
+	}
+	mplSet := lookupEnv(s.env, "MPLBACKEND") != "" || pysandbox.SetsEnv(s.cfg.Env.Passthrough, s.cfg.Env.Set, "MPLBACKEND")
+	name, env := pysandbox.Exec(venvDir, s.ipc.ShimDir(), lookupEnv(s.env, "PATH"), mplSet)
 	c := s.newCmd(name, args)
 	c.Env = env
 	return c
-}
-
-// pythonExec is the interpreter PythonCommand runs and the environment it
-// adds.
-func (s *Sandbox) pythonExec() (string, []string) {
-	env := []string{}
-	if lookupEnv(s.env, "MPLBACKEND") == "" && !setsEnv(s.cfg.Env, "MPLBACKEND") {
-		env = append(env, mplBackend)
-	}
-	p := s.cfg.Python
-	if p == nil || p.Venv == "" {
-		return "python3", env
-	}
-	bin := filepath.Join(p.Venv, "bin")
-	dirs := []string{bin}
-	if s.ipc != nil {
-		// The IPC shims stay first: with AllowPipInstall bin/ is
-		// writable, and a program put there must not shadow one.
-		dirs = []string{s.ipc.shims, bin}
-	}
-	for _, d := range filepath.SplitList(lookupEnv(s.env, "PATH")) {
-		if !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	path := strings.Join(dirs, string(os.PathListSeparator))
-	return filepath.Join(bin, "python"), append(env, "VIRTUAL_ENV="+p.Venv, "PATH="+path)
 }
 
 // PythonResult is what the code of [Sandbox.RunPython] printed and how it

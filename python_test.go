@@ -67,16 +67,3 @@ func TestVenvPathInCache(t *testing.T) {
 		t.Fatalf("relative path kept: %q", p)
 	}
 }
-
-func TestSetsEnv(t *testing.T) {
-	for _, tc := range []struct {
-		env  Env
-		want bool
-	}{
-		{Env{}, false}, {Env{Set: []string{"MPLBACKEND=svg"}}, true}, {Env{Passthrough: []string{"MPLBACKEND"}}, true}, {Env{Set: []string{"MPLBACKENDX=1"}}, false},
-	} {
-		if got := setsEnv(tc.env, "MPLBACKEND"); got != tc.want {
-			t.Errorf("setsEnv(%+v) = %v", tc.env, got)
-		}
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/moat-sandbox/moat/internal/cachehome"
+	"github.com/moat-sandbox/moat/internal/ipchost"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -59,9 +60,9 @@ type Sandbox struct {
 	// tempRefused are the shared-temp directories variables named that
 	// were not shown (prestart_temp.go), already refused.
 	tempRefused map[string]bool
-	// ipc is the IPC server and its directory (ipc_sandbox.go); nil
-	// without Config.IPC.
-	ipc *ipcState
+	// ipc is the IPC server and its directory (ipc_sandbox.go,
+	// internal/ipchost); nil without Config.IPC.
+	ipc *ipchost.Server
 	// gitSnap is the git control paths of the writable places at start,
 	// checked by Close (gitcontrol.go); nil when there are none.
 	gitSnap *gitSnapshot
@@ -80,7 +81,8 @@ type Sandbox struct {
 // also starts the sandbox's helper process at once, so that the first
 // command starts sooner; [Sandbox.Close] ends it.
 func New(cfg Config) (*Sandbox, error) {
-	cfg, err := normalize(cfg)
+	py := readPythonHost(cfg) // python_sandbox.go: the host read of the venv
+	cfg, err := normalize(cfg, &py)
 	if err != nil {
 		return nil, err
 	}
@@ -124,14 +126,14 @@ func New(cfg Config) (*Sandbox, error) {
 	eng, err := s.openBackend(pre) // backend.go
 	pre = nil                      // the backend's now
 	if err != nil {
-		s.ipc.close()
+		s.ipc.Close()
 		s.proxy.close()
 		s.removeWorkDir()
 		return nil, err
 	}
 	if missing := eng.Missing(); len(missing) > 0 && cfg.Enforcement == Strict {
 		eng.Close()
-		s.ipc.close()
+		s.ipc.Close()
 		s.proxy.close()
 		s.removeWorkDir()
 		return nil, &UnsupportedError{Missing: missing}
@@ -196,8 +198,8 @@ func (s *Sandbox) Close() error {
 	s.checkGit()
 	s.closeJournal() // the run is undone: placeholders gone, entries quarantined
 	s.proxy.close()  // after the engine, which closes the listeners it served
-	if ipcErr := s.ipc.close(); err == nil {
-		err = ipcErr
+	if ipcErr := s.ipc.Close(); err == nil && ipcErr != nil {
+		err = errorf("%w", ipcErr)
 	}
 	if rmErr := s.removeWorkDir(); err == nil {
 		err = rmErr
