@@ -23,7 +23,7 @@ func normalize(cfg Config, py *pysandbox.Host) (Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
-	cfg, err := pythonNormalize(cfg, py) // python_sandbox.go: the venv's grants
+	cfg, err := pythonNormalize(cfg, py) // python.go: the venv's grants
 	if err != nil {
 		return cfg, err
 	}

@@ -81,7 +81,7 @@ type Sandbox struct {
 // also starts the sandbox's helper process at once, so that the first
 // command starts sooner; [Sandbox.Close] ends it.
 func New(cfg Config) (*Sandbox, error) {
-	py := readPythonHost(cfg) // python_sandbox.go: the host read of the venv
+	py := readPythonHost(cfg) // python.go: the host read of the venv
 	cfg, err := normalize(cfg, &py)
 	if err != nil {
 		return nil, err

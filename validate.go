@@ -61,7 +61,7 @@ func (c Config) Validate() error {
 	if err := validateIPC(c.IPC); err != nil { // ipc_sandbox.go
 		return err
 	}
-	if err := c.Python.validate(); err != nil { // python_sandbox.go
+	if err := c.Python.validate(); err != nil { // python.go
 		return err
 	}
 	for _, g := range c.Grants {
