@@ -6,7 +6,7 @@ import "testing"
 // sandbox sees of the homes on this host (protected paths and the curated
 // toolchain entries) at the default level.
 func BenchmarkHomeView(b *testing.B) {
-	cfg, err := normalize(Config{Isolation: IsolationDefault})
+	cfg, err := normalize(Config{Isolation: IsolationDefault}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

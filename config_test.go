@@ -29,7 +29,7 @@ func TestNormalizeRejectsBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := normalize(tc.cfg)
+			_, err := normalize(tc.cfg, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("normalize: got %v, want an error containing %q", err, tc.want)
 			}
@@ -46,7 +46,7 @@ func TestGrantsUnionPerPath(t *testing.T) {
 		{Path: dir, Access: WRITE},
 		{Path: dir, Access: EXEC},
 		{Path: "/usr", Access: READ},
-	}})
+	}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/pysandbox"
 )
 
 // Defaults applied to zero [Limits] fields.
@@ -17,13 +18,14 @@ const (
 // normalize validates cfg ([Config.Validate], validate.go: no I/O), reads
 // the host for what must fail at once (the granted paths exist, with no
 // link on the way) and fills in defaults (the host's memory and open-file
-// limits). Everything else New reads of the host, it reads when it
-// prepares the policy (backend.go: readHost).
-func normalize(cfg Config) (Config, error) {
+// limits), with py, what readPythonHost read of the venv (nil: nothing,
+// which refuses a venv). Everything else New reads of the host, it reads
+// when it prepares the policy (backend.go: readHost).
+func normalize(cfg Config, py *pysandbox.Host) (Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
-	cfg, err := pythonNormalize(cfg) // python_sandbox.go: the venv's grants
+	cfg, err := pythonNormalize(cfg, py) // python.go: the venv's grants
 	if err != nil {
 		return cfg, err
 	}

@@ -59,7 +59,7 @@ func (s *Sandbox) baseEnv() []string {
 	for _, kv := range s.cfg.Env.Set {
 		env = mergeEnv(env, kv)
 	}
-	for _, kv := range s.ipcEnv(env) { // ipc_sandbox.go: the shims first on PATH
+	for _, kv := range s.ipc.Env(lookupEnv(env, "PATH")) { // internal/ipchost: the shims first on PATH
 		env = mergeEnv(env, kv)
 	}
 	return env
@@ -69,10 +69,10 @@ func (s *Sandbox) baseEnv() []string {
 // never reach a sandbox.
 // cmdEnv is the environment of a command whose Cmd.Env is extra: the
 // sandbox's, with extra over it, and the IPC shims first on PATH even
-// when extra sets PATH (ipc_sandbox.go).
+// when extra sets PATH (internal/ipchost).
 func (s *Sandbox) cmdEnv(extra []string) []string {
 	env := commandEnv(envNow(s.env, s.dirs.Tmp(), tempInside(s.dirs.Tmp(), s.cfg.Grants, s.backend)), extra) // env_path.go
-	for _, kv := range s.ipcEnv(env) {
+	for _, kv := range s.ipc.Env(lookupEnv(env, "PATH")) {
 		env = mergeEnv(env, kv)
 	}
 	return env

@@ -108,7 +108,7 @@ func TestGrantBuildersUnion(t *testing.T) {
 	}
 	var cfg Config
 	cfg.Writable(p).Executable(p).Readable(p)
-	norm, err := normalize(cfg)
+	norm, err := normalize(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestGrantThroughALinkIsRefused(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	os.Mkdir(filepath.Join(dir, "real"), 0o755)
 	os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link"))
-	_, err := normalize(Config{Grants: []Grant{{Path: filepath.Join(dir, "link"), Access: READ}}})
+	_, err := normalize(Config{Grants: []Grant{{Path: filepath.Join(dir, "link"), Access: READ}}}, nil)
 	if !errors.Is(err, ErrGrantRedirected) || !strings.Contains(err.Error(), "link") {
 		t.Fatalf("err = %v, want ErrGrantRedirected naming the link", err)
 	}

@@ -24,8 +24,8 @@ func (s *Sandbox) checkView() viewcheck.View {
 		Temp:      hostview.SharedTempDirs,
 	}
 	v.Read = append(v.Read, s.sharedTemp...)
-	if s.ipc != nil { // moat's own, first on PATH (ipc_sandbox.go)
-		v.Exec = append(v.Exec, s.ipc.shims)
+	if s.ipc != nil { // moat's own, first on PATH (internal/ipchost)
+		v.Exec = append(v.Exec, s.ipc.ShimDir())
 	}
 	for _, g := range s.cfg.Grants {
 		v.Read = append(v.Read, g.Path)

@@ -1,13 +1,10 @@
 package moat
 
 import (
-	"context"
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
+	"strconv"
 
-	"github.com/moat-sandbox/moat/internal/hostinput"
+	"github.com/moat-sandbox/moat/internal/pysandbox"
 	"github.com/moat-sandbox/moat/internal/venv"
 )
 
@@ -27,15 +24,6 @@ const (
 
 // String returns "auto", "uv" or "python".
 func (b VenvBackend) String() string { return venv.Backend(b).String() }
-
-// ParseVenvBackend parses "auto", "uv" or "python"; "" is auto.
-func ParseVenvBackend(s string) (VenvBackend, error) {
-	b, err := venv.ParseBackend(s)
-	if err != nil {
-		return VenvAuto, errorf("venv backend %q: %v", s, err)
-	}
-	return VenvBackend(b), nil
-}
 
 // VenvConfig describes a Python virtual environment that [VenvManager]
 // builds. The zero value is a venv with no packages, from the host's
@@ -118,118 +106,6 @@ type Venv struct {
 	Reused bool
 }
 
-// Create builds the venv cfg describes: with uv when present (or asked
-// for), with the interpreter's venv module and pip otherwise; pip is
-// seeded and cfg.Packages installed in the install sandbox (see
-// [VenvManager]), which reaches only the index (nothing with NoIndex) and
-// reads the FindLinks directories. It is idempotent: a venv whose
-// recorded interpreter, package set and system site-packages switch match
-// is reused without running anything. A path that holds something other
-// than a venv, a missing interpreter, a failed install and a package the
-// installer did not install are errors; a failed install carries pip's
-// own message.
-func (m *VenvManager) Create(ctx context.Context, cfg VenvConfig) (*Venv, error) {
-	spec, err := m.spec(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(spec.Manifest), 0o700); err != nil {
-		return nil, errorf("venv cache %q: %v", filepath.Dir(spec.Manifest), err)
-	}
-	unlock, err := lockVenv(spec.Manifest + ".lock") // python_lock_*.go
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	env, err := venv.Create(ctx, spec)
-	if err != nil {
-		return nil, err
-	}
-	return &Venv{Path: env.Path, Python: env.Python, Reused: env.Reused}, nil
-}
-
-// VenvPath returns where Create would build cfg: cfg.Path made absolute,
-// or its place in the cache.
-func (m *VenvManager) VenvPath(cfg VenvConfig) (string, error) {
-	spec, err := m.spec(cfg)
-	if err != nil {
-		return "", err
-	}
-	return spec.Path, nil
-}
-
-// spec translates cfg for internal/venv, placing a venv without a path in
-// the cache.
-func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
-	s := venv.Spec{
-		Path:               cfg.Path,
-		Packages:           cfg.Packages,
-		Python:             cfg.Python,
-		SystemSitePackages: cfg.SystemSitePackages,
-		Backend:            venv.Backend(cfg.Backend),
-		Index:              venv.Index{URL: cfg.IndexURL, FindLinks: cfg.FindLinks, NoIndex: cfg.NoIndex},
-		Install:            installVenv,  // python_install.go
-		LookPath:           hostLookPath, // python_hosttools.go
-	}
-	if err := checkVenvSpecTools(cfg.Python); err != nil {
-		return s, err
-	}
-	if m != nil && m.Progress != nil {
-		progress := m.Progress
-		s.Progress = func(e venv.Event) { progress(VenvProgress(e)) }
-	}
-	dir := ""
-	if m != nil {
-		dir = m.CacheDir
-	}
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return s, errorf("venv cache: %v; set VenvManager.CacheDir", err)
-		}
-		dir = filepath.Join(base, "moat", "venvs")
-	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return s, errorf("venv cache %q: %v", dir, err)
-	}
-	// The cache holds the manifests the host trusts: refuse one that a
-	// sandbox of an earlier run could write.
-	if o, err := hostToolOptions("venv cache"); err != nil {
-		return s, err
-	} else if err := hostinput.CheckDir(dir, o); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return s, errorf("%w", err)
-	}
-	if s.Path != "" {
-		abs, err := filepath.Abs(s.Path)
-		if err != nil {
-			return s, errorf("venv %q: %v", s.Path, err)
-		}
-		s.Path = abs
-		// A named venv's manifest and build cache live in the cache,
-		// keyed by its path: never inside the venv, which the install
-		// sandbox (and, with AllowPipInstall, the code) writes.
-		base := filepath.Join(dir, "named", venv.PathKey(abs))
-		s.Manifest, s.BuildCache = base+".json", base+".build"
-		return s, nil
-	}
-	extra := ""
-	if cfg.Mutable {
-		extra = "+pip-install"
-	}
-	key, err := venv.KeyOf(s, extra)
-	if err != nil {
-		return s, err
-	}
-	name := key
-	if cfg.Mutable {
-		name += "-pip"
-	}
-	s.Path = filepath.Join(dir, name)
-	s.Manifest, s.BuildCache = s.Path+".json", s.Path+".build"
-	return s, nil
-}
-
 // PythonConfig runs Python in the sandbox with a venv built beforehand.
 // The zero value uses no venv: python3 from the sandbox's PATH, with
 // MPLBACKEND=Agg.
@@ -252,51 +128,73 @@ type PythonConfig struct {
 // DataSciencePackages are the packages of [PythonDataScience].
 var DataSciencePackages = []string{"numpy", "pandas", "matplotlib", "scikit-learn"}
 
-// PythonDev is heel's python-dev preset: a Config whose venv, built (or
-// reused) from v by m, may be changed by pip in the sandbox
-// (AllowPipInstall). A v without a Path gets a cached venv of its own,
-// kept apart from the read-only ones. Every other field of the Config is
-// its zero value.
-func PythonDev(ctx context.Context, m *VenvManager, v VenvConfig) (Config, error) {
-	v.Mutable = true
-	env, err := m.Create(ctx, v)
-	if err != nil {
-		return Config{}, err
+// validate checks what can be checked of p without I/O: a venv path is
+// absolute and clean. A nil p passes.
+func (p *PythonConfig) validate() error {
+	if p == nil || p.Venv == "" {
+		return nil
 	}
-	return Config{Python: &PythonConfig{Venv: env.Path, AllowPipInstall: true}}, nil
-}
-
-// PythonDataScience is heel's data-science preset: a Config whose venv
-// holds [DataSciencePackages] (and v.Packages), with the system's
-// site-packages visible, from m's cache of venvs keyed by their package
-// set, so every run after the first reuses it without installing. Unlike
-// heel's, the venv is read and execute only (no AllowPipInstall), because
-// later runs share it. Every other field of the Config is its zero value.
-func PythonDataScience(ctx context.Context, m *VenvManager, v VenvConfig) (Config, error) {
-	v.Packages = append(append([]string(nil), DataSciencePackages...), v.Packages...)
-	v.SystemSitePackages = true
-	env, err := m.Create(ctx, v)
-	if err != nil {
-		return Config{}, err
-	}
-	return Config{Python: &PythonConfig{Venv: env.Path}}, nil
-}
-
-// CheckVenvPackage refuses a package specifier that pip would read as an
-// option (a leading "-"), or that is empty or holds a control character.
-func CheckVenvPackage(p string) error {
-	if err := venv.CheckPackage(p); err != nil {
-		return errorf("package %q: %v", p, err)
+	if !filepath.IsAbs(p.Venv) || filepath.Clean(p.Venv) != p.Venv {
+		return &ConfigError{Field: "python venv", Value: strconv.Quote(p.Venv), Problem: "path must be absolute and clean"}
 	}
 	return nil
 }
 
-// CheckVenvIndex refuses index options pip would misread: an index URL
-// that is not http, https or file, or is given with noIndex, and a
-// find-links entry that is empty or starts with "-".
-func CheckVenvIndex(indexURL string, findLinks []string, noIndex bool) error {
-	if err := venv.CheckIndex(venv.Index{URL: indexURL, FindLinks: findLinks, NoIndex: noIndex}); err != nil {
-		return errorf("%v", err)
+// readPythonHost is the host read of cfg.Python, for New's preparation
+// step: the venv opened, the working directory and the kept home
+// resolved (internal/pysandbox). Without a venv it reads nothing.
+func readPythonHost(cfg Config) pysandbox.Host {
+	if cfg.Python == nil {
+		return pysandbox.Host{}
 	}
-	return nil
+	return pysandbox.ReadHost(cfg.Python.Venv, cfg.WorkDir, cfg.Home)
+}
+
+// pythonNormalize applies cfg.Python to the rest of cfg, for normalize,
+// from what readPythonHost read, without I/O: MPLBACKEND=Agg unless the
+// caller sets or passes it, and the grants of the venv: read and execute
+// for the venv and the base interpreter's installation, write too for
+// site-packages and bin/ with AllowPipInstall. A venv that is not one, or
+// lies where the sandbox writes (the working directory, or a writable
+// grant without AllowPipInstall), is refused: it could not stay read-only
+// there.
+func pythonNormalize(cfg Config, h *pysandbox.Host) (Config, error) {
+	if cfg.Python == nil {
+		return cfg, nil
+	}
+	p := *cfg.Python
+	cfg.Python = &p
+	if !pysandbox.SetsEnv(cfg.Env.Passthrough, cfg.Env.Set, "MPLBACKEND") {
+		cfg.Env.Set = append([]string{pysandbox.MPLBackend}, cfg.Env.Set...)
+	}
+	if p.Venv == "" {
+		return cfg, nil
+	}
+	if h == nil {
+		return cfg, errorf("python venv %q: not read from the host", p.Venv)
+	}
+	if h.Err != nil {
+		return cfg, h.Err
+	}
+	st := pysandbox.Settings{AllowPipInstall: p.AllowPipInstall, Permissive: cfg.Isolation == IsolationPermissive}
+	for _, g := range cfg.Grants {
+		if g.Access.CanWrite() {
+			st.WritableGrants = append(st.WritableGrants, g.Path)
+		}
+	}
+	planned, err := pysandbox.Plan(*h, st)
+	if err != nil {
+		return cfg, errorf("%w", err)
+	}
+	p.Venv = h.Env.Path
+	grants := make([]Grant, 0, len(planned))
+	for _, g := range planned {
+		a := READ | EXEC
+		if g.Write {
+			a |= WRITE
+		}
+		grants = append(grants, Grant{Path: g.Path, Access: a})
+	}
+	cfg.Grants = append(append([]Grant(nil), cfg.Grants...), grants...)
+	return cfg, nil
 }

@@ -6,123 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/moat-sandbox/moat/internal/hostview"
 	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/pysandbox"
 	"github.com/moat-sandbox/moat/internal/venv"
 )
-
-// mplBackend is what model-written plotting code gets unless the caller
-// chooses: matplotlib's file-only backend, since a sandbox has no display.
-const mplBackend = "MPLBACKEND=Agg"
-
-// validate checks what can be checked of p without I/O: a venv path is
-// absolute and clean. A nil p passes.
-func (p *PythonConfig) validate() error {
-	if p == nil || p.Venv == "" {
-		return nil
-	}
-	if !filepath.IsAbs(p.Venv) || filepath.Clean(p.Venv) != p.Venv {
-		return &ConfigError{Field: "python venv", Value: strconv.Quote(p.Venv), Problem: "path must be absolute and clean"}
-	}
-	return nil
-}
-
-// pythonNormalize applies cfg.Python to the rest of cfg, for normalize:
-// MPLBACKEND=Agg unless the caller sets or passes it, and the grants of
-// the venv: read and execute for the venv and the base interpreter's
-// installation, write too for site-packages and bin/ with
-// AllowPipInstall. A venv that is not one, or lies where the sandbox
-// writes (the working directory, or a writable grant without
-// AllowPipInstall), is refused: it could not stay read-only there.
-func pythonNormalize(cfg Config) (Config, error) {
-	if cfg.Python == nil {
-		return cfg, nil
-	}
-	p := *cfg.Python
-	cfg.Python = &p
-	if !setsEnv(cfg.Env, "MPLBACKEND") {
-		cfg.Env.Set = append([]string{mplBackend}, cfg.Env.Set...)
-	}
-	if p.Venv == "" {
-		return cfg, nil
-	}
-	env, err := venv.Open(p.Venv)
-	if err != nil {
-		return cfg, err
-	}
-	p.Venv = env.Path
-	if cfg.WorkDir != "" {
-		if wd, err := filepath.EvalSymlinks(cfg.WorkDir); err == nil {
-			if wd, err = filepath.Abs(wd); err == nil && paths.Under(env.Path, wd) {
-				return cfg, errorf("python venv %q: inside the working directory %q, which the sandbox writes, so it cannot stay read-only; build it outside (VenvManager.Create), or let the code make its own venv there in build mode (Config.Build)", env.Path, wd)
-			}
-		}
-	}
-	if !p.AllowPipInstall {
-		if err := venvWritable(cfg, env.Path); err != nil {
-			return cfg, err
-		}
-	}
-	grants := []Grant{{Path: env.Path, Access: READ | EXEC}}
-	if pre := env.Prefix; pre != "/" && !paths.UnderAny(pre, hostview.SystemPathRoots) && isPythonPrefix(pre) {
-		grants = append(grants, Grant{Path: pre, Access: READ | EXEC})
-	}
-	if p.AllowPipInstall {
-		for _, sp := range append([]string{filepath.Join(env.Path, "bin")}, env.SitePackages...) {
-			grants = append(grants, Grant{Path: sp, Access: READ | WRITE | EXEC})
-		}
-	}
-	cfg.Grants = append(append([]Grant(nil), cfg.Grants...), grants...)
-	return cfg, nil
-}
-
-// venvWritable refuses a venv that the sandbox could write although
-// AllowPipInstall is off: at the permissive level (which writes nearly
-// everywhere), under or over a writable grant, or in the kept home.
-func venvWritable(cfg Config, venvPath string) error {
-	const fix = "set AllowPipInstall (--allow-pip-install)"
-	if cfg.Isolation == IsolationPermissive {
-		return errorf("python venv %q: the permissive level lets the sandbox write nearly everywhere, so the venv cannot stay read-only; %s, or use the default or strict level", venvPath, fix)
-	}
-	for _, g := range cfg.Grants {
-		if g.Access.CanWrite() && (paths.Under(venvPath, g.Path) || paths.Under(g.Path, venvPath)) {
-			return errorf("python venv %q: overlaps the writable grant %q, so it cannot stay read-only; %s, or grant less", venvPath, g.Path, fix)
-		}
-	}
-	if cfg.Home != "" {
-		if h, err := filepath.EvalSymlinks(cfg.Home); err == nil && paths.Under(venvPath, h) {
-			return errorf("python venv %q: inside the kept home %q, which the sandbox writes, so it cannot stay read-only; %s, or build it elsewhere", venvPath, h, fix)
-		}
-	}
-	return nil
-}
-
-// isPythonPrefix reports whether dir looks like a Python installation, a
-// lib/pythonX.Y under it, so that an interpreter copied into some other
-// directory (a home's bin/) does not open that directory's parent.
-func isPythonPrefix(dir string) bool {
-	m, _ := filepath.Glob(filepath.Join(dir, "lib", "python3*", "os.py"))
-	return len(m) > 0
-}
-
-// setsEnv reports whether e sets or passes through the variable name.
-func setsEnv(e Env, name string) bool {
-	for _, k := range e.Passthrough {
-		if k == name {
-			return true
-		}
-	}
-	for _, kv := range e.Set {
-		if k, _, _ := strings.Cut(kv, "="); k == name {
-			return true
-		}
-	}
-	return false
-}
 
 // PythonCommand returns a [Cmd] that runs the Python interpreter with args:
 // the venv's bin/python with VIRTUAL_ENV set and the venv's bin/ first on
@@ -130,37 +19,15 @@ func setsEnv(e Env, name string) bool {
 // otherwise. Its Env holds those entries; append to it rather than
 // replace it.
 func (s *Sandbox) PythonCommand(args ...string) *Cmd {
-	name, env := s.pythonExec()
+	venvDir := ""
+	if p := s.cfg.Python; p != nil {
+		venvDir = p.Venv
+	}
+	mplSet := lookupEnv(s.env, "MPLBACKEND") != "" || pysandbox.SetsEnv(s.cfg.Env.Passthrough, s.cfg.Env.Set, "MPLBACKEND")
+	name, env := pysandbox.Exec(venvDir, s.ipc.ShimDir(), lookupEnv(s.env, "PATH"), mplSet)
 	c := s.newCmd(name, args)
 	c.Env = env
 	return c
-}
-
-// pythonExec is the interpreter PythonCommand runs and the environment it
-// adds.
-func (s *Sandbox) pythonExec() (string, []string) {
-	env := []string{}
-	if lookupEnv(s.env, "MPLBACKEND") == "" && !setsEnv(s.cfg.Env, "MPLBACKEND") {
-		env = append(env, mplBackend)
-	}
-	p := s.cfg.Python
-	if p == nil || p.Venv == "" {
-		return "python3", env
-	}
-	bin := filepath.Join(p.Venv, "bin")
-	dirs := []string{bin}
-	if s.ipc != nil {
-		// The IPC shims stay first: with AllowPipInstall bin/ is
-		// writable, and a program put there must not shadow one.
-		dirs = []string{s.ipc.shims, bin}
-	}
-	for _, d := range filepath.SplitList(lookupEnv(s.env, "PATH")) {
-		if !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	path := strings.Join(dirs, string(os.PathListSeparator))
-	return filepath.Join(bin, "python"), append(env, "VIRTUAL_ENV="+p.Venv, "PATH="+path)
 }
 
 // PythonResult is what the code of [Sandbox.RunPython] printed and how it
@@ -198,4 +65,169 @@ func (s *Sandbox) RunPython(ctx context.Context, code string) (PythonResult, err
 		r.ExitCode = -1
 	}
 	return r, err
+}
+
+// Create builds the venv cfg describes: with uv when present (or asked
+// for), with the interpreter's venv module and pip otherwise; pip is
+// seeded and cfg.Packages installed in the install sandbox (see
+// [VenvManager]), which reaches only the index (nothing with NoIndex) and
+// reads the FindLinks directories. It is idempotent: a venv whose
+// recorded interpreter, package set and system site-packages switch match
+// is reused without running anything. A path that holds something other
+// than a venv, a missing interpreter, a failed install and a package the
+// installer did not install are errors; a failed install carries pip's
+// own message.
+func (m *VenvManager) Create(ctx context.Context, cfg VenvConfig) (*Venv, error) {
+	spec, err := m.spec(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(spec.Manifest), 0o700); err != nil {
+		return nil, errorf("venv cache %q: %v", filepath.Dir(spec.Manifest), err)
+	}
+	unlock, err := pysandbox.Lock(spec.Manifest + ".lock")
+	if err != nil {
+		return nil, errorf("%w", err)
+	}
+	defer unlock()
+	env, err := venv.Create(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &Venv{Path: env.Path, Python: env.Python, Reused: env.Reused}, nil
+}
+
+// VenvPath returns where Create would build cfg: cfg.Path made absolute,
+// or its place in the cache.
+func (m *VenvManager) VenvPath(cfg VenvConfig) (string, error) {
+	spec, err := m.spec(cfg)
+	if err != nil {
+		return "", err
+	}
+	return spec.Path, nil
+}
+
+// spec translates cfg for internal/venv, placing a venv without a path in
+// the cache (internal/pysandbox).
+func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
+	root, err := moatStateRoot() // controljournal.go: it holds the pins of host tools
+	if err != nil {
+		return venv.Spec{}, err
+	}
+	s := venv.Spec{
+		Path:               cfg.Path,
+		Packages:           cfg.Packages,
+		Python:             cfg.Python,
+		SystemSitePackages: cfg.SystemSitePackages,
+		Backend:            venv.Backend(cfg.Backend),
+		Index:              venv.Index{URL: cfg.IndexURL, FindLinks: cfg.FindLinks, NoIndex: cfg.NoIndex},
+		Install:            installVenv,
+		LookPath:           pysandbox.LookPath(root),
+	}
+	if err := pysandbox.CheckInterpreter(root, cfg.Python); err != nil {
+		return s, errorf("%w", err)
+	}
+	if m != nil && m.Progress != nil {
+		progress := m.Progress
+		s.Progress = func(e venv.Event) { progress(VenvProgress(e)) }
+	}
+	dir := ""
+	if m != nil {
+		dir = m.CacheDir
+	}
+	dir, err = pysandbox.CacheDir(dir, root)
+	if err != nil {
+		return s, errorf("%w", err)
+	}
+	if s.Path != "" {
+		if s, err = pysandbox.Named(s, dir); err != nil {
+			return s, errorf("%w", err)
+		}
+		return s, nil
+	}
+	return pysandbox.Cached(s, dir, cfg.Mutable)
+}
+
+// PythonDev is heel's python-dev preset: a Config whose venv, built (or
+// reused) from v by m, may be changed by pip in the sandbox
+// (AllowPipInstall). A v without a Path gets a cached venv of its own,
+// kept apart from the read-only ones. Every other field of the Config is
+// its zero value.
+func PythonDev(ctx context.Context, m *VenvManager, v VenvConfig) (Config, error) {
+	v.Mutable = true
+	env, err := m.Create(ctx, v)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Python: &PythonConfig{Venv: env.Path, AllowPipInstall: true}}, nil
+}
+
+// PythonDataScience is heel's data-science preset: a Config whose venv
+// holds [DataSciencePackages] (and v.Packages), with the system's
+// site-packages visible, from m's cache of venvs keyed by their package
+// set, so every run after the first reuses it without installing. Unlike
+// heel's, the venv is read and execute only (no AllowPipInstall), because
+// later runs share it. Every other field of the Config is its zero value.
+func PythonDataScience(ctx context.Context, m *VenvManager, v VenvConfig) (Config, error) {
+	v.Packages = append(append([]string(nil), DataSciencePackages...), v.Packages...)
+	v.SystemSitePackages = true
+	env, err := m.Create(ctx, v)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Python: &PythonConfig{Venv: env.Path}}, nil
+}
+
+// installVenv is the [venv.Installer] of [VenvManager]: it runs job's
+// steps in a sandbox of their own, never on the host. The sandbox is at
+// the strict level (system files only) with a fresh private working
+// directory and home; besides its private temporary directories, its only
+// writable places are the venv (read, write and execute, as pip's
+// console scripts and compiled modules need) and the install's own build
+// cache (read and write); the --find-links directories and a file: index
+// are read-only; the base interpreter's installation, when it lies outside
+// the system directories, is read and execute. Its network reaches only
+// job.Hosts through moat's proxy, and nothing at all when there are none.
+func installVenv(ctx context.Context, job venv.Job) error {
+	grants := []Grant{
+		{Path: job.Venv, Access: READ | WRITE | EXEC},
+		{Path: job.Cache, Access: READ | WRITE},
+	}
+	for _, p := range job.Read {
+		grants = append(grants, Grant{Path: p, Access: READ})
+	}
+	for _, p := range job.Exec {
+		grants = append(grants, Grant{Path: p, Access: READ | EXEC})
+	}
+	if pre := filepath.Dir(filepath.Dir(job.Interpreter)); job.Interpreter != "" && pre != "/" && !paths.UnderAny(pre, hostview.SystemPathRoots) && pysandbox.IsPythonPrefix(pre) {
+		grants = append(grants, Grant{Path: pre, Access: READ | EXEC})
+	}
+	var network NetworkPolicy = DenyAll()
+	if len(job.Hosts) > 0 {
+		allow, err := AllowList(job.Hosts...)
+		if err != nil {
+			return errorf("venv install: the index hosts: %v", err)
+		}
+		network = allow
+	}
+	sb, err := New(Config{
+		Isolation: IsolationStrict,
+		Grants:    grants,
+		Network:   network,
+		Env:       Env{Set: job.Env},
+	})
+	if err != nil {
+		return err
+	}
+	for _, argv := range job.Steps {
+		c := sb.CommandContext(ctx, argv[0], argv[1:]...)
+		c.Stdout, c.Stderr = job.Stdout, job.Stderr
+		if err = c.Run(); err != nil {
+			break
+		}
+	}
+	if cerr := sb.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -6,8 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/moat-sandbox/moat/internal/venv"
 )
 
+// The backends parse as internal/venv's, print as they parse, and
+// anything else is refused.
 func TestParseVenvBackend(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
@@ -16,9 +20,10 @@ func TestParseVenvBackend(t *testing.T) {
 	}{
 		{"", VenvAuto, true}, {"auto", VenvAuto, true}, {"uv", VenvUV, true}, {"python", VenvPython, true}, {"conda", VenvAuto, false},
 	} {
-		got, err := ParseVenvBackend(tc.in)
+		b, err := venv.ParseBackend(tc.in)
+		got := VenvBackend(b)
 		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("ParseVenvBackend(%q) = %v, %v", tc.in, got, err)
+			t.Errorf("ParseBackend(%q) = %v, %v", tc.in, got, err)
 		}
 		if tc.ok && tc.in != "" && got.String() != tc.in {
 			t.Errorf("%v prints %q", got, got.String())
@@ -65,18 +70,5 @@ func TestVenvPathInCache(t *testing.T) {
 	}
 	if p := path(VenvConfig{Path: "rel"}); !filepath.IsAbs(p) {
 		t.Fatalf("relative path kept: %q", p)
-	}
-}
-
-func TestSetsEnv(t *testing.T) {
-	for _, tc := range []struct {
-		env  Env
-		want bool
-	}{
-		{Env{}, false}, {Env{Set: []string{"MPLBACKEND=svg"}}, true}, {Env{Passthrough: []string{"MPLBACKEND"}}, true}, {Env{Set: []string{"MPLBACKENDX=1"}}, false},
-	} {
-		if got := setsEnv(tc.env, "MPLBACKEND"); got != tc.want {
-			t.Errorf("setsEnv(%+v) = %v", tc.env, got)
-		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/moat-sandbox/moat/internal/buildmode"
 	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/disklimit"
+	"github.com/moat-sandbox/moat/internal/ipchost"
 	"github.com/moat-sandbox/moat/internal/prestart"
 	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/runjournal"
@@ -52,9 +53,9 @@ type Sandbox struct {
 	// sharedTemp are the shared-temp entries the sandbox was shown at
 	// New (backend.go: policy).
 	sharedTemp []string
-	// ipc is the IPC server and its directory (ipc_sandbox.go); nil
-	// without Config.IPC.
-	ipc *ipcState
+	// ipc is the IPC server and its directory (ipc_sandbox.go,
+	// internal/ipchost); nil without Config.IPC.
+	ipc *ipchost.Server
 	// journal is the run journal and the git control paths of the
 	// writable places at start (journal.go, internal/runjournal); nil
 	// until New opens it.
@@ -71,7 +72,8 @@ type Sandbox struct {
 // also starts the sandbox's helper process at once, so that the first
 // command starts sooner; [Sandbox.Close] ends it.
 func New(cfg Config) (*Sandbox, error) {
-	cfg, err := normalize(cfg)
+	py := readPythonHost(cfg) // python.go: the host read of the venv
+	cfg, err := normalize(cfg, &py)
 	if err != nil {
 		return nil, err
 	}
@@ -119,14 +121,14 @@ func New(cfg Config) (*Sandbox, error) {
 	eng, err := s.openBackend(pre) // backend.go
 	pre = nil                      // the backend's now
 	if err != nil {
-		s.ipc.close()
+		s.ipc.Close()
 		s.proxy.close()
 		s.removeWorkDir()
 		return nil, err
 	}
 	if missing := eng.Missing(); len(missing) > 0 && cfg.Enforcement == Strict {
 		eng.Close()
-		s.ipc.close()
+		s.ipc.Close()
 		s.proxy.close()
 		s.removeWorkDir()
 		return nil, &UnsupportedError{Missing: missing}
@@ -188,8 +190,8 @@ func (s *Sandbox) Close() error {
 	// Every sandboxed process is dead now.
 	s.closeJournal() // journal.go: git control checked, the run undone
 	s.proxy.close()  // after the engine, which closes the listeners it served
-	if ipcErr := s.ipc.close(); err == nil {
-		err = ipcErr
+	if ipcErr := s.ipc.Close(); err == nil && ipcErr != nil {
+		err = errorf("%w", ipcErr)
 	}
 	if rmErr := s.removeWorkDir(); err == nil {
 		err = rmErr

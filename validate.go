@@ -38,7 +38,7 @@ func (c Config) Validate() error {
 // configChecks are every check of a Config that needs no host, in the
 // order Validate runs them: one flat list, each named after what it
 // checks, as runc's validate package has it. Whatever reads the host is
-// done later, in New's preparation (backend.go: prepareHost).
+// done later, in New's preparation (backend.go: readHost).
 var configChecks = []struct {
 	name  string
 	check func(*Config) error

@@ -67,7 +67,7 @@ func TestConfigValidate(t *testing.T) {
 				t.Fatalf("Validate = %#v: want a *ConfigError of field %q", err, tt.field)
 			}
 			// New refuses the same Config with the same message.
-			if _, nerr := normalize(tt.cfg); nerr == nil || nerr.Error() != tt.want {
+			if _, nerr := normalize(tt.cfg, nil); nerr == nil || nerr.Error() != tt.want {
 				t.Errorf("normalize = %v, want %q", nerr, tt.want)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/venv"
 )
 
 // Python is how moat python builds and uses its venv: the [python] table
@@ -51,7 +52,7 @@ type rawPython struct {
 
 // ParseVenvBackend checks a venv backend: auto, uv or python.
 func ParseVenvBackend(s string) (string, error) {
-	b, err := moat.ParseVenvBackend(s)
+	b, err := venv.ParseBackend(s)
 	if err != nil {
 		return "", errors.New("want auto, uv or python")
 	}
@@ -60,20 +61,28 @@ func ParseVenvBackend(s string) (string, error) {
 
 // ParsePackage checks a pip requirement specifier and returns it trimmed.
 func ParsePackage(s string) (string, error) {
-	if err := moat.CheckVenvPackage(s); err != nil {
-		_, why, _ := strings.Cut(strings.TrimPrefix(err.Error(), "moat: "), ": ")
-		return "", errors.New(why)
+	if err := venv.CheckPackage(s); err != nil {
+		return "", err
 	}
 	return strings.TrimSpace(s), nil
 }
 
 // ParseIndexURL checks an index URL: http, https or file.
 func ParseIndexURL(s string) (string, error) {
-	if err := moat.CheckVenvIndex(s, nil, false); err != nil {
-		_, why, _ := strings.Cut(strings.TrimPrefix(err.Error(), "moat: "), ": ")
+	if err := venv.CheckIndex(venv.Index{URL: s}); err != nil {
+		_, why, _ := strings.Cut(err.Error(), ": ") // after "index URL %q"
 		return "", errors.New(why)
 	}
 	return s, nil
+}
+
+// CheckFindLink checks a find-links entry, a directory or a URL: pip
+// must not read it as an option.
+func CheckFindLink(s string) error {
+	if err := venv.CheckIndex(venv.Index{FindLinks: []string{s}}); err != nil {
+		return errors.New("want a directory or a URL")
+	}
+	return nil
 }
 
 // isURL reports whether a find-links entry is a URL rather than a path.
@@ -124,8 +133,8 @@ func (c *checker) python(raw *rawPython) (Python, error) {
 		return p, err
 	}
 	links, err := c.list([]string{"python", "find-links"}, raw.FindLinks, func(s string) (string, error) {
-		if err := moat.CheckVenvIndex("", []string{s}, false); err != nil {
-			return "", errors.New("want a directory or a URL")
+		if err := CheckFindLink(s); err != nil {
+			return "", err
 		}
 		if isURL(s) {
 			return s, nil
@@ -211,11 +220,11 @@ func (p Python) VenvConfig() (moat.VenvConfig, error) {
 		Mutable:            p.AllowPip(),
 	}
 	if p.VenvBackend != "" {
-		b, err := moat.ParseVenvBackend(p.VenvBackend)
+		b, err := venv.ParseBackend(p.VenvBackend)
 		if err != nil {
-			return v, err
+			return v, fmt.Errorf("venv backend %q: %w", p.VenvBackend, err)
 		}
-		v.Backend = b
+		v.Backend = moat.VenvBackend(b)
 	}
 	return v, nil
 }

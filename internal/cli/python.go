@@ -133,7 +133,7 @@ func (p *pythonFlags) layer() (policy.Python, error) {
 		out.Packages = append(out.Packages, pkg)
 	}
 	for _, l := range p.findLinks {
-		if err := moat.CheckVenvIndex("", []string{l}, false); err != nil {
+		if err := policy.CheckFindLink(l); err != nil {
 			return out, usagef("--find-links %q: want a directory or a URL", l)
 		}
 		if !strings.Contains(l, "://") {

@@ -89,7 +89,7 @@ func TestIPCArgvParseLinear(t *testing.T) {
 // shim's name (ipc_linux_test.go's TestIPCShimsCannotBeShadowed checks
 // sb.Command only). PythonCommand with a venv whose bin/ the sandbox may
 // write and execute (AllowPipInstall) puts that bin/ before the shim
-// directory (python_sandbox.go pythonExec), so code that drops a counter
+// directory (internal/pysandbox/exec.go Exec), so code that drops a counter
 // script there (any pip package's post-install, say) answers every later
 // subprocess.run(["counter"]) of the Python program instead of the host,
 // and the script stays in the venv after the sandbox. Control: the
@@ -243,7 +243,7 @@ print("SENT", len(body))
 }
 
 // TestIPCPermissiveShimParentNotRenamed: at the permissive level the IPC
-// directory goes in the host's /tmp (ipc_sandbox.go makeIPCDir), read-only
+// directory goes in the host's /tmp (internal/ipchost/server.go makeDir), read-only
 // there, but with a mount namespace the sandbox's /tmp is its own private
 // one, so the shim directory's mount point hangs under directories the
 // sandbox made and writes: it renames the parent away and puts a link to

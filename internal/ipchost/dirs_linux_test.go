@@ -1,4 +1,4 @@
-package moat
+package ipchost
 
 import (
 	"net"
@@ -21,7 +21,7 @@ func TestSweepIPC(t *testing.T) {
 		return d
 	}
 	listen := func(dir string) *net.UnixListener {
-		l, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(dir, ipcSocketName), Net: "unix"})
+		l, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(dir, socketName), Net: "unix"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestSweepIPC(t *testing.T) {
 	if err := os.Chtimes(other, past, past); err != nil {
 		t.Fatal(err)
 	}
-	sweepIPCOnce(base)
+	sweepOnce(base)
 	for dir, keep := range map[string]bool{dead: false, live: true, fresh: true, old: false, other: true} {
 		_, err := os.Lstat(dir)
 		if exists := err == nil; exists != keep {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package moat
+package ipchost
 
 import (
 	"errors"
@@ -17,12 +17,12 @@ import (
 	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
-// ipcBases are the directories an IPC directory may be made in, best
+// bases are the directories an IPC directory may be made in, best
 // first: the user's runtime directory ($XDG_RUNTIME_DIR, else
 // /run/user/UID), or, without one, a moat directory in the user's cache
 // directory; each only if it is a directory of this user's that nobody
 // else may enter.
-func ipcBases() []string {
+func bases() []string {
 	var out []string
 	uid := os.Geteuid()
 	private := func(d string, create bool) {
@@ -58,12 +58,12 @@ func ipcBases() []string {
 	return out
 }
 
-// sweepIPCOnce removes, once per process and base, the IPC directories a
+// sweepOnce removes, once per process and base, the IPC directories a
 // moat killed before Close left in base: a moat-*-ipc-* directory of this
 // user's whose socket refuses connections (no server listens on it any
 // more), or that has no socket and is older than a minute (a crash
 // between the directory and the socket).
-func sweepIPCOnce(base string) {
+func sweepOnce(base string) {
 	swept.Lock()
 	defer swept.Unlock()
 	if swept.bases[base] {
@@ -91,7 +91,7 @@ func sweepIPCOnce(base string) {
 		if owner, ok := statedir.FileOwner(fi); !ok || owner != uid {
 			continue
 		}
-		if staleIPCDir(dir, fi.ModTime()) {
+		if staleDir(dir, fi.ModTime()) {
 			_ = os.RemoveAll(dir)
 		}
 	}
@@ -102,9 +102,9 @@ var swept struct {
 	bases map[string]bool
 }
 
-// staleIPCDir reports whether no server can be behind dir.
-func staleIPCDir(dir string, mtime time.Time) bool {
-	sock := filepath.Join(dir, ipcSocketName)
+// staleDir reports whether no server can be behind dir.
+func staleDir(dir string, mtime time.Time) bool {
+	sock := filepath.Join(dir, socketName)
 	fi, err := os.Lstat(sock)
 	if errors.Is(err, fs.ErrNotExist) {
 		return time.Since(mtime) > time.Minute
@@ -120,8 +120,8 @@ func staleIPCDir(dir string, mtime time.Time) bool {
 	return errors.Is(err, syscall.ECONNREFUSED)
 }
 
-// userCanReplace reports whether this user may write path, or the
+// UserCanReplace reports whether this user may write path, or the
 // directory that holds it (and so rename another file over it).
-func userCanReplace(path string) bool {
+func UserCanReplace(path string) bool {
 	return syscall.Access(path, 2) == nil || syscall.Access(filepath.Dir(path), 2) == nil // W_OK
 }

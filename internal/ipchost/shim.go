@@ -1,6 +1,10 @@
-package moat
+// Package ipchost wires typed IPC (package ipc) into a sandbox: the host
+// directory with the socket and the shims, the server behind the socket,
+// the shims themselves, and the sweep of directories a crash left.
+package ipchost
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,20 +34,20 @@ func init() {
 // one.
 func writeShims(dir, bin string, cmds []ipc.CommandInfo) error {
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return errorf("ipc: shim directory: %w", err)
+		return fmt.Errorf("ipc: shim directory: %w", err)
 	}
 	for _, c := range cmds {
 		p := filepath.Join(dir, c.Name)
 		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o500)
 		if err != nil {
-			return errorf("ipc: shim %q: %w", c.Name, paths.Bare(err))
+			return fmt.Errorf("ipc: shim %q: %w", c.Name, paths.Bare(err))
 		}
 		_, err = f.WriteString(shimScript(c.Name, bin))
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return errorf("ipc: shim %q: %w", c.Name, err)
+			return fmt.Errorf("ipc: shim %q: %w", c.Name, err)
 		}
 	}
 	return nil
