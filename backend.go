@@ -165,7 +165,7 @@ func (s *Sandbox) strictMissing() error {
 }
 
 // errNamespaces asks Cmd.start to retry without namespaces.
-var errNamespaces = errors.New("moat: namespaces refused by the host")
+var errNamespaces = errors.New("namespaces refused by the host")
 
 // startError converts a backend's failure to start a command.
 func startError(err error) error {

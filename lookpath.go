@@ -19,7 +19,7 @@ type commandError struct {
 	cause error // the platform's own error, if any
 }
 
-func (e *commandError) Error() string { return "moat: " + e.msg }
+func (e *commandError) Error() string { return e.msg }
 func (e *commandError) Unwrap() error { return e.kind }
 
 // resolveDir returns the command's working directory: the sandbox's working

@@ -85,7 +85,7 @@ func applyExecHome(cfg *moat.Config, home, cwd string, environ, writable, grantP
 			sealed = append(sealed, real)
 			top, err := os.ReadDir(real)
 			if err != nil {
-				return fmt.Errorf("moat: filesystem policy: home %s: %w", quoteOdd(real), unwrapPath(err))
+				return fmt.Errorf("filesystem policy: home %s: %w", quoteOdd(real), unwrapPath(err))
 			}
 			for _, e := range top {
 				t := e.Type()
@@ -93,13 +93,13 @@ func applyExecHome(cfg *moat.Config, home, cwd string, environ, writable, grantP
 					continue // sockets and the like cannot be swapped: the seal holds them
 				}
 				if err := g.guard(filepath.Join(real, e.Name()), 0); err != nil {
-					return fmt.Errorf("moat: filesystem policy: home entry %s: %w", quoteOdd(filepath.Join(real, e.Name())), err)
+					return fmt.Errorf("filesystem policy: home entry %s: %w", quoteOdd(filepath.Join(real, e.Name())), err)
 				}
 			}
 		}
 		for _, e := range entries {
 			if err := g.guard(e, 0); err != nil {
-				return fmt.Errorf("moat: filesystem policy: home entry %s: %w", quoteOdd(e), err)
+				return fmt.Errorf("filesystem policy: home entry %s: %w", quoteOdd(e), err)
 			}
 		}
 		g.apply(cfg)

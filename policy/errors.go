@@ -20,7 +20,7 @@ type Error struct {
 
 // Error returns the one-line message.
 func (e *Error) Error() string {
-	s := "moat: config " + strconv.Quote(e.File) + ": "
+	s := "config " + strconv.Quote(e.File) + ": "
 	if e.Line > 0 {
 		s += "line " + strconv.Itoa(e.Line) + ": "
 	}

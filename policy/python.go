@@ -61,7 +61,7 @@ func ParseVenvBackend(s string) (string, error) {
 // ParsePackage checks a pip requirement specifier and returns it trimmed.
 func ParsePackage(s string) (string, error) {
 	if err := moat.CheckVenvPackage(s); err != nil {
-		_, why, _ := strings.Cut(strings.TrimPrefix(err.Error(), "moat: "), ": ")
+		_, why, _ := strings.Cut(err.Error(), ": ")
 		return "", errors.New(why)
 	}
 	return strings.TrimSpace(s), nil
@@ -70,7 +70,7 @@ func ParsePackage(s string) (string, error) {
 // ParseIndexURL checks an index URL: http, https or file.
 func ParseIndexURL(s string) (string, error) {
 	if err := moat.CheckVenvIndex(s, nil, false); err != nil {
-		_, why, _ := strings.Cut(strings.TrimPrefix(err.Error(), "moat: "), ": ")
+		_, why, _ := strings.Cut(err.Error(), ": ")
 		return "", errors.New(why)
 	}
 	return s, nil
@@ -191,7 +191,7 @@ func (r *Result) checkPython() error {
 	if p.IndexURL != "" && p.NoIndex != nil && *p.NoIndex {
 		l := r.layerOf("python.index-url")
 		n := r.layerOf("python.no-index")
-		return fmt.Errorf("moat: %s%s %q: given with %s, which uses no index", l.at("python.index-url"), l.spell("python.index-url"), p.IndexURL, n.spell("python.no-index"))
+		return fmt.Errorf("%s%s %q: given with %s, which uses no index", l.at("python.index-url"), l.spell("python.index-url"), p.IndexURL, n.spell("python.no-index"))
 	}
 	return nil
 }

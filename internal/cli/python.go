@@ -223,7 +223,7 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 	}
 	vc, err := res.Python.VenvConfig()
 	if err != nil {
-		return usagef("%s", trimMoat(err))
+		return usagef("%s", err)
 	}
 	cfg, err := flags.config()
 	if err != nil {

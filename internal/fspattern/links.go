@@ -59,7 +59,7 @@ func (m *materializer) throughLink(j job, name, abs string, child []uint64, ce e
 	}
 	if !within(real, m.in.Root) {
 		if named != nil {
-			return nil, errors.New("moat: filesystem policy: deny pattern " + strconv.Quote(named.Text) + " goes through the symbolic link " + strconv.Quote(abs) + ", which leads outside the working directory (to " + strconv.Quote(real) + "); deny the target by its own absolute path")
+			return nil, errors.New("filesystem policy: deny pattern " + strconv.Quote(named.Text) + " goes through the symbolic link " + strconv.Quote(abs) + ", which leads outside the working directory (to " + strconv.Quote(real) + "); deny the target by its own absolute path")
 		}
 		m.mu.Lock()
 		m.res.LinksOut = append(m.res.LinksOut, abs)
