@@ -13,6 +13,7 @@ import (
 
 	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/policy"
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // pythonFlags are the flags of moat python that say how its venv is built
@@ -281,7 +282,7 @@ func scriptInWorkDir(script, workDir string) bool {
 	if err == nil {
 		wd, err = filepath.EvalSymlinks(wd)
 	}
-	return err == nil && (script == wd || strings.HasPrefix(script, wd+string(filepath.Separator)))
+	return err == nil && paths.Under(script, wd)
 }
 
 // venvProgress reports Create's steps on w, one moat: line per step; on a
