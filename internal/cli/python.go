@@ -12,8 +12,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/moat-sandbox/moat"
-	"github.com/moat-sandbox/moat/policy"
 	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/policy"
 )
 
 // pythonFlags are the flags of moat python that say how its venv is built

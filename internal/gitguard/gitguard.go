@@ -243,7 +243,6 @@ func cleanPlaces(places []string) []string {
 	return kept
 }
 
-
 func (s *Snapshot) placeOf(p string) string {
 	for _, w := range s.places {
 		if paths.Under(p, w) {

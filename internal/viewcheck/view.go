@@ -225,7 +225,6 @@ func under(p string, roots []string) bool {
 	return false
 }
 
-
 // strictlyUnder reports whether p lies beneath, not at, one of roots.
 func strictlyUnder(p string, roots []string) bool {
 	for _, r := range roots {
