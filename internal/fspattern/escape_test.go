@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // TestCompileEscapedDotComponents: a "." or ".." component is refused
@@ -209,7 +211,7 @@ func FuzzMaterializeFragmentStaysInRoot(f *testing.F) {
 		}
 		for _, l := range [][]string{res.Deny, res.Writable, res.Readable, res.ReadOnly, res.Seal} {
 			for _, p := range l {
-				if !within(p, cwd) {
+				if !paths.Under(p, cwd) {
 					t.Fatalf("fragments %q / %q planned %s, outside the cwd", deny, writ, p)
 				}
 			}

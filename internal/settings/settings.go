@@ -49,7 +49,6 @@ var table = []Setting{
 	{ID: "isolation", Flag: "--isolation", Placeholder: "LEVEL", Field: "Config.Isolation"},
 	{ID: "workdir", Flag: "--workdir", Placeholder: "DIR", Field: "Config.WorkDir"},
 	{ID: "workdir.allow-home", Flag: "--allow-home-workdir", Field: "Config.AllowHomeWorkDir"},
-	{ID: "python.allow-pip-install", Flag: "--allow-pip-install", Field: "PythonConfig.AllowPipInstall"},
 	{ID: "protect.user-home", Flag: "--protect-user-home", Placeholder: "BOOL", Field: "SecurityConfig.ProtectUserHome", Joined: true},
 	{ID: "protect.credentials", Flag: "--protect-credentials", Placeholder: "BOOL", Field: "SecurityConfig.ProtectCredentials", Joined: true},
 	{ID: "protect.shell-history", Flag: "--protect-shell-history", Placeholder: "BOOL", Field: "SecurityConfig.ProtectShellHistory", Joined: true},
