@@ -73,8 +73,7 @@ func (e *exitStatus) Unwrap() error { return e.cause }
 // errorLine formats err as moat's one-line message, "moat: subject:
 // problem". The library's errors carry no prefix: the command, their
 // outermost caller, adds it here. The loop drops one that an error of a
-// package not yet converted still carries (internal/venv, internal/proxy,
-// the backends).
+// package not yet converted still carries (internal/proxy, the backends).
 func errorLine(err error) string {
 	msg := strings.Join(strings.Fields(flagWords(err)), " ")
 	for strings.HasPrefix(msg, "moat: ") {
