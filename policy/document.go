@@ -110,7 +110,7 @@ type DocumentFilesystem struct {
 
 // DocumentError is a mistake in a policy document. Its message reads
 //
-//	moat: policy "p.json": unknown policy field: bogus
+//	policy "p.json": unknown policy field: bogus
 //
 // The zero value is not useful.
 type DocumentError struct {

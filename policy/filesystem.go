@@ -70,8 +70,8 @@ func (p *FilesystemPlan) Warnings() []string {
 // .heimdall-write and .moat-write of cwd, never of its parents) and
 // materializes them against the host. cwd must be an existing directory;
 // home expands ~ (empty makes ~ an error). An invalid pattern reads
-// `moat: invalid filesystem pattern "X": ...`, a fragment that cannot be
-// read `moat: invalid filesystem fragment PATH: ...`, and host state that
+// `invalid filesystem pattern "X": ...`, a fragment that cannot be
+// read `invalid filesystem fragment PATH: ...`, and host state that
 // cannot be told apart from a missing path is an error too: the plan is
 // never weakened on it.
 func PlanFilesystem(cwd, home string, deny, writable []string) (*FilesystemPlan, error) {
