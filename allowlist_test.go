@@ -299,7 +299,7 @@ func TestAllowListRejects(t *testing.T) {
 				t.Fatalf("AllowList(%q) = nil error", tc.pattern)
 			}
 			msg := err.Error()
-			if !strings.HasPrefix(msg, "moat: allow list entry "+strconv.Quote(tc.pattern)+": ") {
+			if !strings.HasPrefix(msg, "allow list entry "+strconv.Quote(tc.pattern)+": ") {
 				t.Errorf("error %q does not name the pattern %q", msg, tc.pattern)
 			}
 			if !strings.Contains(msg, tc.want) {
@@ -344,7 +344,7 @@ func FuzzAllowList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pattern, host string, port int) {
 		p, err := AllowList(pattern)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "moat: allow list entry ") {
+			if !strings.HasPrefix(err.Error(), "allow list entry ") {
 				t.Fatalf("error %q lacks the prefix", err)
 			}
 			return

@@ -182,7 +182,7 @@ func TestAuditLogOpenErrors(t *testing.T) {
 		{"missing parent", func() (*NetworkAuditLog, error) { return OpenAuditLog(filepath.Join(missing, "audit.jsonl")) }, "does not exist"},
 		{"missing grandparent", func() (*NetworkAuditLog, error) { return OpenAuditLog(filepath.Join(missing, "a", "audit.jsonl")) }, "does not exist"},
 		{"parent is a file", func() (*NetworkAuditLog, error) { return OpenAuditLog(filepath.Join(file, "audit.jsonl")) }, "not a directory"},
-		{"path is a directory", func() (*NetworkAuditLog, error) { return OpenAuditLog(dir) }, "moat: audit log"},
+		{"path is a directory", func() (*NetworkAuditLog, error) { return OpenAuditLog(dir) }, "audit log"},
 		{"empty path", func() (*NetworkAuditLog, error) { return OpenAuditLog("") }, "empty path"},
 		{"daily missing dir", func() (*NetworkAuditLog, error) { return OpenDailyAuditLog(missing, 3) }, "does not exist"},
 		{"daily dir is a file", func() (*NetworkAuditLog, error) { return OpenDailyAuditLog(file, 3) }, "not a directory"},
@@ -196,7 +196,7 @@ func TestAuditLogOpenErrors(t *testing.T) {
 				l.Close()
 				t.Fatal("no error")
 			}
-			if !strings.HasPrefix(err.Error(), "moat: audit log") || !strings.Contains(err.Error(), tc.want) {
+			if !strings.HasPrefix(err.Error(), "audit log") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not say %q", err, tc.want)
 			}
 		})
@@ -270,7 +270,7 @@ func TestAuditLogWriteFailure(t *testing.T) {
 			if err == nil {
 				t.Fatal("Record returned nil")
 			}
-			if !strings.HasPrefix(err.Error(), "moat: audit log") || !strings.Contains(err.Error(), tc.want) {
+			if !strings.HasPrefix(err.Error(), "audit log") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not say %q", err, tc.want)
 			}
 		})

@@ -245,7 +245,7 @@ func strictMissing(enf Enforcement, b spec.Backend) error {
 }
 
 // errNamespaces asks Cmd.start to retry without namespaces.
-var errNamespaces = errors.New("moat: namespaces refused by the host")
+var errNamespaces = errors.New("namespaces refused by the host")
 
 // startError converts a backend's failure to start a command.
 func startError(err error) error {

@@ -121,10 +121,10 @@ func (c *Cmd) String() string {
 // os/exec. Closing it, or Wait, ends the input.
 func (c *Cmd) StdinPipe() (io.WriteCloser, error) {
 	if c.Stdin != nil {
-		return nil, errors.New("moat: Stdin already set")
+		return nil, errors.New("Stdin already set")
 	}
 	if c.Process != nil {
-		return nil, errors.New("moat: StdinPipe after process started")
+		return nil, errors.New("StdinPipe after process started")
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -141,7 +141,7 @@ func (c *Cmd) StdinPipe() (io.WriteCloser, error) {
 // in os/exec: read it fully before calling Wait.
 func (c *Cmd) StdoutPipe() (io.ReadCloser, error) {
 	if c.Stdout != nil {
-		return nil, errors.New("moat: Stdout already set")
+		return nil, errors.New("Stdout already set")
 	}
 	return c.outputPipe(&c.Stdout)
 }
@@ -150,14 +150,14 @@ func (c *Cmd) StdoutPipe() (io.ReadCloser, error) {
 // os/exec: read it fully before calling Wait.
 func (c *Cmd) StderrPipe() (io.ReadCloser, error) {
 	if c.Stderr != nil {
-		return nil, errors.New("moat: Stderr already set")
+		return nil, errors.New("Stderr already set")
 	}
 	return c.outputPipe(&c.Stderr)
 }
 
 func (c *Cmd) outputPipe(dst *io.Writer) (io.ReadCloser, error) {
 	if c.Process != nil {
-		return nil, errors.New("moat: pipe requested after process started")
+		return nil, errors.New("pipe requested after process started")
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -200,7 +200,7 @@ func (c *Cmd) Run() error {
 // a failing command's [*ExitError] carries part of its standard error.
 func (c *Cmd) Output() ([]byte, error) {
 	if c.Stdout != nil {
-		return nil, errors.New("moat: Stdout already set")
+		return nil, errors.New("Stdout already set")
 	}
 	var stdout bytes.Buffer
 	c.Stdout = &stdout
@@ -221,7 +221,7 @@ func (c *Cmd) Output() ([]byte, error) {
 // standard error together.
 func (c *Cmd) CombinedOutput() ([]byte, error) {
 	if c.Stdout != nil || c.Stderr != nil {
-		return nil, errors.New("moat: Stdout or Stderr already set")
+		return nil, errors.New("Stdout or Stderr already set")
 	}
 	var b syncBuffer
 	c.Stdout, c.Stderr = &b, &b
@@ -237,7 +237,7 @@ func (c *Cmd) Start() error {
 	c.mu.Lock()
 	if c.started {
 		c.mu.Unlock()
-		return errors.New("moat: already started")
+		return errors.New("already started")
 	}
 	c.started = true
 	c.mu.Unlock()
@@ -365,11 +365,11 @@ func (c *Cmd) Wait() error {
 	c.mu.Lock()
 	if !c.started || c.launch == nil {
 		c.mu.Unlock()
-		return errors.New("moat: not started")
+		return errors.New("not started")
 	}
 	if c.finished {
 		c.mu.Unlock()
-		return errors.New("moat: Wait was already called")
+		return errors.New("Wait was already called")
 	}
 	c.finished = true
 	c.mu.Unlock()
@@ -553,7 +553,7 @@ type commandError struct {
 	cause error // the platform's own error, if any
 }
 
-func (e *commandError) Error() string { return "moat: " + e.msg }
+func (e *commandError) Error() string { return e.msg }
 func (e *commandError) Unwrap() error { return e.kind }
 
 // resolveExecutable finds name as the sandbox would, with the sandbox's

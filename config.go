@@ -310,17 +310,20 @@ func (p IOPriority) String() string {
 	return "IOPriority(" + itoa(int64(p)) + ")"
 }
 
-// ParseIOPriority parses "utility", "background" or "default".
-func ParseIOPriority(s string) (IOPriority, error) {
-	switch s {
+// UnmarshalText parses "utility", "background" or "default" (or empty,
+// the default) into p. On an error p is left as it was.
+func (p *IOPriority) UnmarshalText(text []byte) error {
+	switch s := string(text); s {
 	case "default", "":
-		return IOPriorityDefault, nil
+		*p = IOPriorityDefault
 	case "utility":
-		return IOPriorityUtility, nil
+		*p = IOPriorityUtility
 	case "background":
-		return IOPriorityBackground, nil
+		*p = IOPriorityBackground
+	default:
+		return errorf("io priority %q: want utility or background", s)
 	}
-	return 0, errorf("io priority %q: want utility or background", s)
+	return nil
 }
 
 // Enforcement says what happens when the host cannot enforce part of a

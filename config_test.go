@@ -33,8 +33,8 @@ func TestNormalizeRejectsBadInput(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("normalize: got %v, want an error containing %q", err, tc.want)
 			}
-			if !strings.HasPrefix(err.Error(), "moat: ") || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error %q is not one line prefixed with moat:", err)
+			if strings.HasPrefix(err.Error(), "moat: ") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q is not one line without the moat: prefix", err)
 			}
 		})
 	}
@@ -98,12 +98,13 @@ func TestLimitDefaults(t *testing.T) {
 
 func TestIOPriorityParse(t *testing.T) {
 	for _, s := range []string{"utility", "background", "default"} {
-		p, err := ParseIOPriority(s)
+		var p IOPriority
+		err := p.UnmarshalText([]byte(s))
 		if err != nil || p.String() != s {
-			t.Errorf("ParseIOPriority(%q) = %v, %v", s, p, err)
+			t.Errorf("UnmarshalText(%q) = %v, %v", s, p, err)
 		}
 	}
-	if _, err := ParseIOPriority("realtime"); err == nil {
+	if p := IOPriorityUtility; p.UnmarshalText([]byte("realtime")) == nil || p != IOPriorityUtility {
 		t.Error("realtime accepted")
 	}
 }
@@ -125,7 +126,7 @@ func TestUnsupportedErrorMatches(t *testing.T) {
 	if !errors.Is(err, ErrUnsupported) {
 		t.Fatal("UnsupportedError does not match ErrUnsupported")
 	}
-	if !strings.HasPrefix(err.Error(), "moat: ") {
+	if strings.HasPrefix(err.Error(), "moat: ") {
 		t.Fatalf("message %q", err)
 	}
 }

@@ -117,6 +117,9 @@ func TestImportDirection(t *testing.T) {
 	exactlyRootOrAbove := func(imp string) bool {
 		return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp)
 	}
+	// pathsLeaf is internal/paths and what it imports (aclplan, on
+	// Windows): the one "lies under" that the leaves may share.
+	pathsLeaf := func(imp string) bool { return imp == mod+"/internal/paths" || imp == mod+"/internal/aclplan" }
 	// tests marks a rule that the package's own tests obey too.
 	rules := []struct {
 		name       string
@@ -141,21 +144,25 @@ func TestImportDirection(t *testing.T) {
 				// programs (an API, MCP).
 				return within(imp, mod) && imp != mod && imp != mod+"/policy" && imp != mod+"/ipc" && !within(imp, mod+"/internal/cli") &&
 					imp != mod+"/internal/hostinput" && imp != mod+"/internal/report/jsonv1" && imp != mod+"/internal/settings" &&
-					imp != mod+"/internal/quarantine" && imp != mod+"/internal/termsafe" &&
+					imp != mod+"/internal/quarantine" && imp != mod+"/internal/termsafe" && imp != mod+"/internal/paths" &&
 					imp != mod+"/internal/report/jsonv1/schematest" && // test helper, like moattest
 					!within(imp, mod+"/redact") && imp != mod+"/internal/hfhub/hubtest" &&
 					imp != mod+"/internal/moattest" // test helper; "no production code" below keeps it out of the binary
 			}},
 		{"ipc depends on nothing else of the module", "./ipc/...", true, false,
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/ipc") }},
-		{"hostinput depends on nothing else of the module", "./internal/hostinput/...", true, false,
-			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/hostinput") }},
+		// internal/paths is the one "lies under" (on Windows through
+		// aclplan's NTFS comparison).
+		{"hostinput depends on nothing else of the module but paths", "./internal/hostinput/...", true, false,
+			func(imp string) bool {
+				return within(imp, mod) && !within(imp, mod+"/internal/hostinput") && !pathsLeaf(imp)
+			}},
 		// quarantine is a leaf but for hostiletree, the removal of trees a
 		// sandbox wrote that it shares with cachehome; hostiletree is a
 		// leaf itself.
-		{"quarantine depends on nothing else of the module but hostiletree and termsafe", "./internal/quarantine/...", true, false,
+		{"quarantine depends on nothing else of the module but hostiletree, termsafe and paths", "./internal/quarantine/...", true, false,
 			func(imp string) bool {
-				return within(imp, mod) && !within(imp, mod+"/internal/quarantine") && imp != mod+"/internal/hostiletree" && imp != mod+"/internal/termsafe"
+				return within(imp, mod) && !within(imp, mod+"/internal/quarantine") && imp != mod+"/internal/hostiletree" && imp != mod+"/internal/termsafe" && !pathsLeaf(imp)
 			}},
 		// runjournal is host plumbing below moat: the journal, its sweep
 		// and the git control check; never the root or the front ends.
@@ -176,6 +183,8 @@ func TestImportDirection(t *testing.T) {
 			under(mod+"/internal/backend", mod+"/internal/cgroup", "github.com/spf13")},
 		{"settings depends on nothing else of the module", "./internal/settings/...", true, true,
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/settings") }},
+		{"size depends on nothing else of the module", "./internal/size/...", true, true,
+			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/size") }},
 		{"report/jsonv1 depends only on moat, settings and bytestr", "./internal/report/...", false, false,
 			func(imp string) bool {
 				return within(imp, mod) && imp != mod && imp != mod+"/internal/settings" && imp != mod+"/internal/bytestr" && !within(imp, mod+"/internal/report")

@@ -8,32 +8,32 @@ import (
 )
 
 // ErrUnsupported is matched by [errors.Is] for every [*UnsupportedError].
-var ErrUnsupported = errors.New("moat: unsupported on this host")
+var ErrUnsupported = errors.New("unsupported on this host")
 
 // ErrClosed is returned when a closed [Sandbox] is asked to run a command.
-var ErrClosed = errors.New("moat: sandbox is closed")
+var ErrClosed = errors.New("sandbox is closed")
 
 // ErrGrantRedirected is matched by [errors.Is] when a granted path, or a
 // directory on the way to it, has become a symbolic link, or is no longer
 // the object that was checked, so honouring the grant would follow the link
 // somewhere else.
-var ErrGrantRedirected = errors.New("moat: grant redirected")
+var ErrGrantRedirected = errors.New("grant redirected")
 
 // ErrUnsafeWorkDir is matched by [errors.Is] when [New] or [CheckWorkDir]
 // refuses a supplied working directory because writing in it would change
 // what runs later outside the sandbox (a home's shell rc files, ~/.local/bin,
 // a directory on PATH) or the system itself. [Config.AllowHomeWorkDir] lifts
 // the first kind; nothing lifts the second.
-var ErrUnsafeWorkDir = errors.New("moat: unsafe working directory")
+var ErrUnsafeWorkDir = errors.New("unsafe working directory")
 
 // ErrInvalidConfig is matched by [errors.Is] for every [*ConfigError]: a
 // Config that [Config.Validate] refuses.
-var ErrInvalidConfig = errors.New("moat: invalid config")
+var ErrInvalidConfig = errors.New("invalid config")
 
 // ConfigError is a field of a [Config] that [Config.Validate] refuses. Its
 // message reads
 //
-//	moat: nice 20: want 0 (unchanged) through 19; priority can only be lowered
+//	nice 20: want 0 (unchanged) through 19; priority can only be lowered
 //
 // It matches [ErrInvalidConfig]. The zero value is not useful.
 type ConfigError struct {
@@ -51,16 +51,18 @@ type ConfigError struct {
 
 // Error returns the one-line message.
 func (e *ConfigError) Error() string {
-	return "moat: " + e.Field + " " + e.Value + ": " + e.Problem
+	return e.Field + " " + e.Value + ": " + e.Problem
 }
 
 // Is makes errors.Is(err, ErrInvalidConfig) true.
 func (e *ConfigError) Is(target error) bool { return target == ErrInvalidConfig }
 
 // PlaceError is a working directory, grant or audit log path that moat
-// refuses before creating anything. It reads `moat: workdir "/": problem`.
+// refuses before creating anything. It reads `workdir "/": problem`.
 // It matches [ErrUnsafeWorkDir] when writing there would change what runs
-// later outside the sandbox. The zero value names nothing.
+// later outside the sandbox, and [ErrGrantRedirected] when the path leads
+// through a symbolic link. [ResolvePaths] names a path it cannot resolve
+// with the subject "path". The zero value names nothing.
 type PlaceError struct {
 	// Subject is what was refused: "workdir", "grant" or "audit log".
 	Subject string
@@ -68,18 +70,28 @@ type PlaceError struct {
 	Path string
 	// Problem says why, in a few words.
 	Problem string
+	// Err is the cause, such as [fs.ErrNotExist], that [errors.Is] and
+	// [errors.As] see; nil when Problem is all there is.
+	Err error
 
-	unsafe bool
+	unsafe     bool // matches ErrUnsafeWorkDir
+	redirected bool // matches ErrGrantRedirected
 }
 
 // Error returns the one-line message.
 func (e *PlaceError) Error() string {
-	return "moat: " + e.Subject + " " + strconv.Quote(e.Path) + ": " + e.Problem
+	return e.Subject + " " + strconv.Quote(e.Path) + ": " + e.Problem
 }
 
 // Is makes errors.Is(err, ErrUnsafeWorkDir) true for an unsafe working
-// directory.
-func (e *PlaceError) Is(target error) bool { return e.unsafe && target == ErrUnsafeWorkDir }
+// directory, and errors.Is(err, ErrGrantRedirected) for a path that leads
+// through a symbolic link moat does not follow.
+func (e *PlaceError) Is(target error) bool {
+	return (e.unsafe && target == ErrUnsafeWorkDir) || (e.redirected && target == ErrGrantRedirected)
+}
+
+// Unwrap returns the cause, if any.
+func (e *PlaceError) Unwrap() error { return e.Err }
 
 // UnsupportedError says that the host cannot enforce part of a policy. It is
 // returned under [Strict] enforcement instead of running with less isolation
@@ -92,16 +104,49 @@ type UnsupportedError struct {
 
 // Error lists what is missing and names the way to run anyway.
 func (e *UnsupportedError) Error() string {
-	return "moat: host cannot enforce the policy: " + strings.Join(e.Missing, "; ") +
+	return "host cannot enforce the policy: " + strings.Join(e.Missing, "; ") +
 		" (use best-effort enforcement to run anyway)"
 }
 
 // Is makes errors.Is(err, ErrUnsupported) true.
 func (e *UnsupportedError) Is(target error) bool { return target == ErrUnsupported }
 
-// errorf formats an error in moat's "moat: subject: problem" style.
+// errorf formats an error in moat's "subject: problem" style, wrapping
+// with %w. Only the outermost caller, the moat command, adds "moat: ".
 func errorf(format string, args ...any) error {
-	return fmt.Errorf("moat: "+format, args...)
+	return fmt.Errorf(format, args...)
 }
 
 func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+// SettingError is an error that one setting would lift or that concerns
+// one setting. It carries the setting's stable id (the ids of
+// docs/report-json.md, such as "home" or "workdir.allow-home") as data, so
+// that each front end names the setting its own way: Err's message names
+// it by its Config field, and the moat command adds the flag. errors.Is
+// and errors.As see Err. The zero value wraps nothing and names no
+// setting.
+type SettingError struct {
+	// Setting is the id of the setting, from internal/settings' table.
+	Setting string
+	// Err is the error; its message names the setting by its Config
+	// field, once.
+	Err error
+}
+
+// Error returns Err's message.
+func (e *SettingError) Error() string {
+	if e.Err == nil {
+		return e.Setting
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// settingError marks err, whose message names the setting id by its
+// Config field, as concerning that setting.
+func settingError(id string, err error) error {
+	return &SettingError{Setting: id, Err: err}
+}

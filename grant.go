@@ -63,10 +63,21 @@ type Grant struct {
 	Access Access
 }
 
-// ParseAccess parses a mode written as r, rw, rx or rwx. The letters may
-// come in any order ("xr" is rx), each at most once, and r is required,
-// since no platform can make a path writable or executable but unreadable.
-func ParseAccess(s string) (Access, error) {
+// UnmarshalText parses a mode written as r, rw, rx or rwx into a. The
+// letters may come in any order ("xr" is rx), each at most once, and r is
+// required, since no platform can make a path writable or executable but
+// unreadable. On an error a is left as it was.
+func (a *Access) UnmarshalText(text []byte) error {
+	v, err := parseAccess(string(text))
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}
+
+// parseAccess is UnmarshalText's parser.
+func parseAccess(s string) (Access, error) {
 	if s == "" {
 		return 0, errorf("access %q: empty; want r, rw, rx or rwx", s)
 	}
@@ -127,28 +138,30 @@ func checkNoLinks(p string) error {
 		cur = filepath.Join(cur, part)
 		fi, err := os.Lstat(cur)
 		if err != nil {
-			return errorf("path %q: %w", p, paths.Bare(err))
+			return pathError(p, paths.Bare(err))
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			return &redirectedError{path: p, link: cur}
+			return redirected(p, cur)
 		}
 	}
 	return nil
 }
 
-// redirectedError names the grant and the link found on its way.
-type redirectedError struct {
-	path, link string
-}
-
-func (e *redirectedError) Error() string {
-	if e.link == e.path {
-		return "moat: grant " + quote(e.path) + ": is a symbolic link"
+// redirected is the refusal of grant path p, on whose way link is a
+// symbolic link; link is p itself when p is the link.
+func redirected(p, link string) *PlaceError {
+	problem := "is a symbolic link"
+	if link != p {
+		problem = quote(link) + " is a symbolic link"
 	}
-	return "moat: grant " + quote(e.path) + ": " + quote(e.link) + " is a symbolic link"
+	return &PlaceError{Subject: "grant", Path: p, Problem: problem, redirected: true}
 }
 
-func (e *redirectedError) Is(target error) bool { return target == ErrGrantRedirected }
+// pathError is the refusal of path p, which cannot be resolved because of
+// err.
+func pathError(p string, err error) *PlaceError {
+	return &PlaceError{Subject: "path", Path: p, Problem: err.Error(), Err: err}
+}
 
 func quote(s string) string { return `"` + s + `"` }
 

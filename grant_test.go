@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestParseAccess(t *testing.T) {
+func TestAccessUnmarshalText(t *testing.T) {
 	cases := []struct {
 		in   string
 		want Access
@@ -30,35 +30,38 @@ func TestParseAccess(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := ParseAccess(tc.in)
+			var got Access
+			err := got.UnmarshalText([]byte(tc.in))
 			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "moat: ") {
-					t.Fatalf("ParseAccess(%q) = %v, %v; want an error with %q", tc.in, got, err, tc.err)
+				if err == nil || !strings.Contains(err.Error(), tc.err) || strings.HasPrefix(err.Error(), "moat: ") {
+					t.Fatalf("UnmarshalText(%q) = %v, %v; want an error with %q", tc.in, got, err, tc.err)
 				}
 				return
 			}
 			if err != nil || got != tc.want {
-				t.Fatalf("ParseAccess(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+				t.Fatalf("UnmarshalText(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 			}
 		})
 	}
 }
 
-// FuzzParseAccess: never panics, accepts only modes that print back to an
+// FuzzAccessUnmarshalText: never panics, accepts only modes that print back to an
 // equivalent mode, and String parses back to the same Access.
-func FuzzParseAccess(f *testing.F) {
+func FuzzAccessUnmarshalText(f *testing.F) {
 	for _, s := range []string{"r", "rw", "rx", "rwx", "xr", "", "w", "rr", "é"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		a, err := ParseAccess(s)
+		var a Access
+		err := a.UnmarshalText([]byte(s))
 		if err != nil {
 			return
 		}
 		if a&READ == 0 || len(s) > 3 {
-			t.Fatalf("ParseAccess(%q) accepted %v", s, a)
+			t.Fatalf("UnmarshalText(%q) accepted %v", s, a)
 		}
-		b, err := ParseAccess(a.String())
+		var b Access
+		err = b.UnmarshalText([]byte(a.String()))
 		if err != nil || b != a {
 			t.Fatalf("round trip of %q: %v -> %q -> %v, %v", s, a, a.String(), b, err)
 		}

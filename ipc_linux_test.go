@@ -314,11 +314,11 @@ func TestIPCConfigurationErrors(t *testing.T) {
 		reg  func(r *ipc.Router) error
 		want string
 	}{
-		{"invalid name", func(r *ipc.Router) error { return ipc.Register(r, "../x", noop) }, `moat: ipc: command "../x": a command name is`},
+		{"invalid name", func(r *ipc.Router) error { return ipc.Register(r, "../x", noop) }, `ipc: command "../x": a command name is`},
 		{"duplicate", func(r *ipc.Router) error {
 			_ = ipc.Register(r, "dup", noop)
 			return ipc.Register(r, "dup", noop)
-		}, `moat: ipc: command "dup": registered twice`},
+		}, `ipc: command "dup": registered twice`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -74,7 +74,7 @@ func validateIPC(r *ipc.Router) error {
 // ipc: command NAME: problem" and matches ErrInvalidConfig.
 type ipcConfigError struct{ msg string }
 
-func (e *ipcConfigError) Error() string { return "moat: ipc: " + e.msg }
+func (e *ipcConfigError) Error() string { return "ipc: " + e.msg }
 
 // Is makes errors.Is(err, ErrInvalidConfig) true.
 func (e *ipcConfigError) Is(target error) bool { return target == ErrInvalidConfig }

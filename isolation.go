@@ -36,17 +36,20 @@ func (i Isolation) String() string {
 	return "Isolation(" + itoa(int64(i)) + ")"
 }
 
-// ParseIsolation parses "strict", "default" or "permissive".
-func ParseIsolation(s string) (Isolation, error) {
-	switch s {
+// UnmarshalText parses "strict", "default" or "permissive" into i. On an
+// error i is left as it was.
+func (i *Isolation) UnmarshalText(text []byte) error {
+	switch s := string(text); s {
 	case "strict":
-		return IsolationStrict, nil
+		*i = IsolationStrict
 	case "default":
-		return IsolationDefault, nil
+		*i = IsolationDefault
 	case "permissive":
-		return IsolationPermissive, nil
+		*i = IsolationPermissive
+	default:
+		return errorf("isolation %q: want strict, default or permissive", s)
 	}
-	return 0, errorf("isolation %q: want strict, default or permissive", s)
+	return nil
 }
 
 // Security returns the level's preset protections: every protection on,

@@ -1,6 +1,10 @@
 package moat
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/moat-sandbox/moat/internal/size"
+)
 
 // The least value each limit accepts, when set (a positive value). Below
 // them not even a trivial command starts (measured: `sh -c 'ls | cat'`
@@ -60,14 +64,12 @@ func checkLimitMinimums(l Limits) error {
 	return nil
 }
 
-// sizeWords spells a whole number of KiB or MiB as "1M" or "1K", the way
-// the flags take it, with the bytes.
+// sizeWords spells a least size the way the flags take it, with the
+// bytes: "16M (16777216 bytes)"; a count no suffix divides is "N bytes".
 func sizeWords(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + "M (" + strconv.FormatInt(n, 10) + " bytes)"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + "K (" + strconv.FormatInt(n, 10) + " bytes)"
+	bytes := strconv.FormatInt(n, 10)
+	if s := size.Format(n); s != bytes {
+		return s + " (" + bytes + " bytes)"
 	}
-	return strconv.FormatInt(n, 10) + " bytes"
+	return bytes + " bytes"
 }

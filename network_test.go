@@ -49,7 +49,7 @@ func TestNetworkNormalizeHost(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ip, err := normalizeHost(tc.in)
 			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "moat: host ") {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "host ") {
 					t.Fatalf("normalizeHost(%q) = %q, %v; want an error saying %q", tc.in, got, err, tc.err)
 				}
 				return
@@ -292,7 +292,7 @@ func TestNetworkConfig(t *testing.T) {
 	}{
 		{"zero", Config{}, ""},
 		{"valid", Config{AllowLocal: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}}, ""},
-		{"zero prefix", Config{AllowLocal: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), {}}}, "moat: allow local #2: invalid prefix"},
+		{"zero prefix", Config{AllowLocal: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), {}}}, "allow local #2: invalid prefix"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

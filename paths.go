@@ -41,26 +41,26 @@ func ResolvePaths(workDir string, reqs []PathRequest) (string, []Grant, error) {
 	for _, p := range writable {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return "", nil, errorf("path %q: %w", p, err)
+			return "", nil, pathError(p, err)
 		}
 		real, err := filepath.EvalSymlinks(abs)
 		if err != nil {
-			return "", nil, errorf("path %q: %w", p, paths.Bare(err))
+			return "", nil, pathError(p, paths.Bare(err))
 		}
 		fi, err := os.Stat(real)
 		if err != nil {
-			return "", nil, errorf("path %q: %w", p, paths.Bare(err))
+			return "", nil, pathError(p, paths.Bare(err))
 		}
 		ids = append(ids, fi)
 	}
 	resolve := func(p string, mustNotBeLink bool) (string, error) {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return "", errorf("path %q: %w", p, err)
+			return "", pathError(p, err)
 		}
 		if mustNotBeLink {
 			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-				return "", &redirectedError{path: p, link: abs}
+				return "", redirected(p, abs)
 			}
 		}
 		return resolveAvoiding(abs, p, ids)
@@ -75,7 +75,7 @@ func ResolvePaths(workDir string, reqs []PathRequest) (string, []Grant, error) {
 	grants := make([]Grant, 0, len(reqs))
 	for _, r := range reqs {
 		if r.Access == 0 {
-			return "", nil, errorf("grant %q: no access", r.Path)
+			return "", nil, &PlaceError{Subject: "grant", Path: r.Path, Problem: "no access"}
 		}
 		real, err := resolve(r.Path, r.Access.CanWrite())
 		if err != nil {
@@ -105,21 +105,21 @@ func resolveAvoiding(abs, spelled string, ids []os.FileInfo) (string, error) {
 		next := filepath.Join(cur, part)
 		fi, err := os.Lstat(next)
 		if err != nil {
-			return "", errorf("path %q: %w", spelled, paths.Bare(err))
+			return "", pathError(spelled, paths.Bare(err))
 		}
 		if fi.Mode()&os.ModeSymlink == 0 {
 			cur = next
 			continue
 		}
 		if insideWritable(cur, ids) {
-			return "", &redirectedError{path: spelled, link: next}
+			return "", redirected(spelled, next)
 		}
 		if hops++; hops > 40 {
-			return "", errorf("path %q: too many symbolic links", spelled)
+			return "", &PlaceError{Subject: "path", Path: spelled, Problem: "too many symbolic links"}
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return "", errorf("path %q: %w", spelled, paths.Bare(err))
+			return "", pathError(spelled, paths.Bare(err))
 		}
 		if filepath.IsAbs(target) {
 			cur = "/"

@@ -67,3 +67,41 @@ func TestResolvePaths(t *testing.T) {
 		t.Fatalf("workdir %q accepted although it is a link", wd)
 	}
 }
+
+// ResolvePaths' refusals are values: a *PlaceError naming the path as the
+// caller wrote it, with the cause for errors.Is, and no "moat: " prefix,
+// which only the command adds.
+func TestResolvePathsErrorsAreValues(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	missing := filepath.Join(base, "missing")
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(base, link); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		reqs    []PathRequest
+		subject string
+		is      error
+		msg     string
+	}{
+		{"missing", []PathRequest{{missing, READ}}, "path", os.ErrNotExist, `path "` + missing + `": no such file or directory`},
+		{"no access", []PathRequest{{base, 0}}, "grant", nil, `grant "` + base + `": no access`},
+		{"writable link", []PathRequest{{link, WRITE}}, "grant", ErrGrantRedirected, `grant "` + link + `": is a symbolic link`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ResolvePaths("", tc.reqs)
+			var pe *PlaceError
+			if !errors.As(err, &pe) || pe.Subject != tc.subject || pe.Path != tc.reqs[0].Path {
+				t.Fatalf("ResolvePaths = %v, want a *PlaceError about %s %s", err, tc.subject, tc.reqs[0].Path)
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("errors.Is(%v, %v) = false", err, tc.is)
+			}
+			if err.Error() != tc.msg {
+				t.Errorf("message %q, want %q", err, tc.msg)
+			}
+		})
+	}
+}

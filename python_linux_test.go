@@ -140,7 +140,7 @@ func TestPythonVenvRefused(t *testing.T) {
 				sb.Close()
 				t.Fatal("New accepted it")
 			}
-			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "moat: ") {
+			if !strings.Contains(err.Error(), tc.want) || strings.HasPrefix(err.Error(), "moat: ") {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
 		})

@@ -136,7 +136,7 @@ func TestStartErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := sb.Command(tc.cmd).Run()
-			if !errors.Is(err, tc.kind) || !strings.HasPrefix(err.Error(), "moat: ") {
+			if !errors.Is(err, tc.kind) || strings.HasPrefix(err.Error(), "moat: ") {
 				t.Fatalf("err = %v, want %v", err, tc.kind)
 			}
 		})

@@ -59,7 +59,7 @@ func TestWindowsPermissiveIsUnsupportedSetting(t *testing.T) {
 		_, err := moat.New(moat.Config{Isolation: moat.IsolationPermissive, Enforcement: enf})
 		var se *moat.UnsupportedSettingError
 		if !errors.As(err, &se) || !errors.Is(err, moat.ErrUnsupported) ||
-			!strings.HasPrefix(err.Error(), "moat: isolation permissive: not available on windows") {
+			!strings.HasPrefix(err.Error(), "isolation permissive: not available on windows") {
 			t.Errorf("enforcement %v: %v", enf, err)
 		}
 	}

@@ -22,9 +22,10 @@ func TestIsolationPresets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseIsolation(tt.name)
+			var got Isolation
+			err := got.UnmarshalText([]byte(tt.name))
 			if err != nil || got != tt.level || got.String() != tt.name {
-				t.Fatalf("ParseIsolation(%q) = %v, %v", tt.name, got, err)
+				t.Fatalf("UnmarshalText(%q) = %v, %v", tt.name, got, err)
 			}
 			s := tt.level.Security()
 			if s.ProtectUserHome != tt.userHome || !s.ProtectCredentials || !s.ProtectCloudConfig ||
@@ -33,8 +34,8 @@ func TestIsolationPresets(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseIsolation("lax"); err == nil {
-		t.Error("ParseIsolation accepted an unknown level")
+	if iso := IsolationStrict; iso.UnmarshalText([]byte("lax")) == nil || iso != IsolationStrict {
+		t.Error("UnmarshalText accepted an unknown level, or changed the level")
 	}
 	if _, err := New(Config{Isolation: 7}); err == nil {
 		t.Error("New accepted an unknown isolation level")

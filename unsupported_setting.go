@@ -8,7 +8,7 @@ import "strings"
 // on Windows, for instance, which an AppContainer cannot give. Its message
 // reads
 //
-//	moat: isolation permissive: not available on windows: an AppContainer cannot make the whole filesystem writable; ...
+//	isolation permissive: not available on windows: an AppContainer cannot make the whole filesystem writable; ...
 //
 // It matches [ErrUnsupported]. The zero value names nothing.
 type UnsupportedSettingError struct {
@@ -22,7 +22,7 @@ type UnsupportedSettingError struct {
 
 // Error returns the one-line message.
 func (e *UnsupportedSettingError) Error() string {
-	return "moat: " + strings.TrimSpace(e.Setting+" "+e.Value) + ": not available on " + e.Platform + ": " + e.Reason
+	return strings.TrimSpace(e.Setting+" "+e.Value) + ": not available on " + e.Platform + ": " + e.Reason
 }
 
 // Is makes errors.Is(err, ErrUnsupported) true.

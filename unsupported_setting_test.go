@@ -7,7 +7,7 @@ import (
 
 func TestUnsupportedSettingError(t *testing.T) {
 	e := &UnsupportedSettingError{Platform: "windows", Setting: "isolation", Value: "permissive", Reason: "an AppContainer cannot make the whole filesystem writable"}
-	want := "moat: isolation permissive: not available on windows: an AppContainer cannot make the whole filesystem writable"
+	want := "isolation permissive: not available on windows: an AppContainer cannot make the whole filesystem writable"
 	if e.Error() != want {
 		t.Errorf("%q, want %q", e.Error(), want)
 	}

@@ -58,8 +58,8 @@ func TestCheckWorkDir(t *testing.T) {
 				t.Fatalf("CheckWorkDir(%s) = %v, want it to mention %q", tc.dir, err, tc.want)
 			case err != nil && errors.Is(err, ErrUnsafeWorkDir) != tc.unsafe:
 				t.Fatalf("errors.Is(%v, ErrUnsafeWorkDir) = %v", err, !tc.unsafe)
-			case err != nil && !strings.HasPrefix(err.Error(), "moat: workdir "):
-				t.Fatalf("error %q does not read moat: workdir ...", err)
+			case err != nil && !strings.HasPrefix(err.Error(), "workdir "):
+				t.Fatalf("error %q does not read workdir ...", err)
 			}
 		})
 	}

@@ -143,7 +143,7 @@ func gpgconfSockets(environ []string) ([]string, error) {
 	// gpgconf runs on the host: refuse one that a sandbox of an earlier
 	// run could have put on PATH, unless the user pinned it.
 	if err := checkHostProgram(bin, "gpgconf found on PATH"); err != nil {
-		return nil, fmt.Errorf("moat: gpgAgent: %w", err)
+		return nil, fmt.Errorf("gpgAgent: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gpgconfTimeout)
 	defer cancel()
@@ -157,10 +157,10 @@ func gpgconfSockets(environ []string) ([]string, error) {
 		if msg != "" {
 			msg = ": " + strings.Join(strings.Fields(msg), " ")
 		}
-		return nil, fmt.Errorf("moat: gpgAgent: gpgconf --list-dirs failed: %v%s", err, msg)
+		return nil, fmt.Errorf("gpgAgent: gpgconf --list-dirs failed: %v%s", err, msg)
 	}
 	if out.over {
-		return nil, fmt.Errorf("moat: gpgAgent: gpgconf --list-dirs: more than %d bytes of output", gpgconfMaxOutput)
+		return nil, fmt.Errorf("gpgAgent: gpgconf --list-dirs: more than %d bytes of output", gpgconfMaxOutput)
 	}
 	return parseGpgconfDirs(out.String()), nil
 }

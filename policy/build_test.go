@@ -15,9 +15,9 @@ func TestParseBuild(t *testing.T) {
 		{name: "absent stays unset", doc: "network = \"deny\"\n", want: nil},
 		{name: "on", doc: "build = true\n", want: ptr(true)},
 		{name: "off", doc: "build = false\n", want: ptr(false)},
-		{name: "string", doc: "\nbuild = \"yes\"\n", wantErr: `moat: config "x.toml": line 2: build: want true or false, not a string`},
-		{name: "integer", doc: "build = 1\n", wantErr: `moat: config "x.toml": line 1: build: want true or false, not an integer`},
-		{name: "table", doc: "[build]\non = true\n", wantErr: `moat: config "x.toml": line 1: build: want true or false, not a table`},
+		{name: "string", doc: "\nbuild = \"yes\"\n", wantErr: `config "x.toml": line 2: build: want true or false, not a string`},
+		{name: "integer", doc: "build = 1\n", wantErr: `config "x.toml": line 1: build: want true or false, not an integer`},
+		{name: "table", doc: "[build]\non = true\n", wantErr: `config "x.toml": line 1: build: want true or false, not a table`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

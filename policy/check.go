@@ -48,9 +48,9 @@ func (c *checker) layer(raw *rawFile) (Layer, error) {
 		if err != nil {
 			return l, err
 		}
-		iso, err := moat.ParseIsolation(s)
-		if err != nil {
-			return l, c.fail([]string{"isolation"}, "%s", strings.TrimPrefix(err.Error(), "moat: "))
+		var iso moat.Isolation
+		if err := iso.UnmarshalText([]byte(s)); err != nil {
+			return l, c.fail([]string{"isolation"}, "%s", err.Error())
 		}
 		l.Isolation = &iso
 	}
@@ -140,9 +140,10 @@ func (c *checker) grants(raw map[string]any) ([]moat.PathRequest, error) {
 			}
 			return nil, c.fail(key, "grants %q: want a mode r, rw, rx or rwx, not %s%s", p, typeName(raw[p]), hint)
 		}
-		a, err := moat.ParseAccess(s)
+		var a moat.Access
+		err := a.UnmarshalText([]byte(s))
 		if err != nil {
-			return nil, c.fail(key, "grants %q: %s", p, strings.TrimPrefix(err.Error(), "moat: "))
+			return nil, c.fail(key, "grants %q: %s", p, err.Error())
 		}
 		abs, err := c.expand(p)
 		if err != nil {

@@ -110,7 +110,7 @@ type DocumentFilesystem struct {
 
 // DocumentError is a mistake in a policy document. Its message reads
 //
-//	moat: policy "p.json": unknown policy field: bogus
+//	policy "p.json": unknown policy field: bogus
 //
 // The zero value is not useful.
 type DocumentError struct {
@@ -124,9 +124,9 @@ type DocumentError struct {
 // Error returns the one-line message.
 func (e *DocumentError) Error() string {
 	if e.Name == "" || e.Name == "-" {
-		return "moat: policy: " + e.Err.Error()
+		return "policy: " + e.Err.Error()
 	}
-	return "moat: policy " + strconv.Quote(e.Name) + ": " + e.Err.Error()
+	return "policy " + strconv.Quote(e.Name) + ": " + e.Err.Error()
 }
 
 // Unwrap returns Err.
@@ -398,9 +398,10 @@ func extract(root *jnode) (*Document, error) {
 			if p == "" {
 				return nil, errors.New(`grants "": empty path`)
 			}
-			a, err := moat.ParseAccess(g.vals[i].str)
+			var a moat.Access
+			err := a.UnmarshalText([]byte(g.vals[i].str))
 			if err != nil {
-				return nil, fmt.Errorf("grants %q: %s", p, trimMoat(err))
+				return nil, fmt.Errorf("grants %q: %s", p, err.Error())
 			}
 			d.Grants = append(d.Grants, moat.PathRequest{Path: p, Access: a})
 		}
@@ -414,9 +415,10 @@ func extract(root *jnode) (*Document, error) {
 		}
 	}
 	if s := root.get("isolation"); s != nil {
-		iso, err := moat.ParseIsolation(s.str)
+		var iso moat.Isolation
+		err := iso.UnmarshalText([]byte(s.str))
 		if err != nil {
-			return nil, errors.New(trimMoat(err))
+			return nil, errors.New(err.Error())
 		}
 		d.Isolation = &iso
 	}
@@ -481,7 +483,7 @@ func (d *Document) extractFilesystem(n *jnode) error {
 			// The syntax, here, so that validate finds it; where a
 			// pattern lands is for the cwd, in Exec.
 			if _, err := fspattern.Compile(p, fspattern.Options{Root: "/", Home: "/"}); err != nil {
-				return fmt.Errorf("filesystem.%s: %s", key, trimMoat(err))
+				return fmt.Errorf("filesystem.%s: %s", key, err.Error())
 			}
 		}
 	}
@@ -550,7 +552,7 @@ func (d *Document) extractNetwork(root *jnode) error {
 	// proxy) is checked by Merge, as for every front end.
 	_, err := Merge(d.layer())
 	if err != nil {
-		return errors.New(trimMoat(err))
+		return errors.New(err.Error())
 	}
 	return nil
 }

@@ -99,13 +99,13 @@ func (d *Document) Exec(h ExecHost) (*Exec, error) {
 	}
 	l := d.layer()
 	if l.AuditLog, err = placePath(d.AuditLog, cwd, home); err != nil {
-		return nil, fmt.Errorf("moat: auditLog %q: %w", d.AuditLog, err)
+		return nil, fmt.Errorf("auditLog %q: %w", d.AuditLog, err)
 	}
 	l.Grants = nil
 	for _, g := range d.Grants {
 		p, err := placePath(g.Path, cwd, home)
 		if err != nil {
-			return nil, fmt.Errorf("moat: grants %q: %w", g.Path, err)
+			return nil, fmt.Errorf("grants %q: %w", g.Path, err)
 		}
 		l.Grants = append(l.Grants, moat.PathRequest{Path: p, Access: g.Access})
 	}
@@ -153,26 +153,26 @@ func (d *Document) cwd(h ExecHost, home string) (string, error) {
 		raw = h.Dir
 	}
 	if raw == "" {
-		return "", errors.New("moat: invalid cwd: no current directory")
+		return "", errors.New("invalid cwd: no current directory")
 	}
 	shown := quoteOdd(raw)
 	p, err := ExpandPath(raw, h.Environ)
 	if err != nil {
-		return "", fmt.Errorf("moat: invalid cwd: %s: %w", shown, err)
+		return "", fmt.Errorf("invalid cwd: %s: %w", shown, err)
 	}
 	if !filepath.IsAbs(p) {
 		if h.Dir == "" {
-			return "", fmt.Errorf("moat: invalid cwd: %s: relative, and there is no current directory", shown)
+			return "", fmt.Errorf("invalid cwd: %s: relative, and there is no current directory", shown)
 		}
 		p = filepath.Join(h.Dir, p)
 	}
 	fi, err := os.Stat(p)
 	if err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("moat: invalid cwd: %s", shown)
+		return "", fmt.Errorf("invalid cwd: %s", shown)
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return "", fmt.Errorf("moat: invalid cwd: %s: %w", shown, unwrapPath(err))
+		return "", fmt.Errorf("invalid cwd: %s: %w", shown, unwrapPath(err))
 	}
 	return real, nil
 }
@@ -293,8 +293,8 @@ var resolveFlags = [][2]string{
 func documentWords(err error) error {
 	msg := err.Error()
 	for _, f := range resolveFlags {
-		if rest, ok := strings.CutPrefix(msg, "moat: "+f[0]); ok {
-			return &reworded{msg: "moat: " + f[1] + rest, err: err}
+		if rest, ok := strings.CutPrefix(msg, f[0]); ok {
+			return &reworded{msg: f[1] + rest, err: err}
 		}
 	}
 	return err

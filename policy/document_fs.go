@@ -20,7 +20,7 @@ func applyDocumentFilesystem(cfg *moat.Config, cwd, home string, fs DocumentFile
 		return nil, err
 	}
 	if len(plan.HardLinkGaps) > 0 && fs.HardLinkGaps != HardLinkGapsWarn {
-		return nil, fmt.Errorf("moat: filesystem policy: denied file %s: its other names (hard links) lie outside the cwd or cannot be read, and would reach the same content undenied; remove those links, or set filesystem.hardLinkGaps to %q", strings.Join(plan.HardLinkGaps, ", "), HardLinkGapsWarn)
+		return nil, fmt.Errorf("filesystem policy: denied file %s: its other names (hard links) lie outside the cwd or cannot be read, and would reach the same content undenied; remove those links, or set filesystem.hardLinkGaps to %q", strings.Join(plan.HardLinkGaps, ", "), HardLinkGapsWarn)
 	}
 	return plan.Warnings(), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/fspattern"
 	"github.com/moat-sandbox/moat/internal/homecontrol"
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // The home of moat exec. A policy document's ~ is the user's home, and so
@@ -85,7 +86,7 @@ func applyExecHome(cfg *moat.Config, home, cwd string, environ, writable, grantP
 			sealed = append(sealed, real)
 			top, err := os.ReadDir(real)
 			if err != nil {
-				return fmt.Errorf("moat: filesystem policy: home %s: %w", quoteOdd(real), unwrapPath(err))
+				return fmt.Errorf("filesystem policy: home %s: %w", quoteOdd(real), unwrapPath(err))
 			}
 			for _, e := range top {
 				t := e.Type()
@@ -93,13 +94,13 @@ func applyExecHome(cfg *moat.Config, home, cwd string, environ, writable, grantP
 					continue // sockets and the like cannot be swapped: the seal holds them
 				}
 				if err := g.guard(filepath.Join(real, e.Name()), 0); err != nil {
-					return fmt.Errorf("moat: filesystem policy: home entry %s: %w", quoteOdd(filepath.Join(real, e.Name())), err)
+					return fmt.Errorf("filesystem policy: home entry %s: %w", quoteOdd(filepath.Join(real, e.Name())), err)
 				}
 			}
 		}
 		for _, e := range entries {
 			if err := g.guard(e, 0); err != nil {
-				return fmt.Errorf("moat: filesystem policy: home entry %s: %w", quoteOdd(e), err)
+				return fmt.Errorf("filesystem policy: home entry %s: %w", quoteOdd(e), err)
 			}
 		}
 		g.apply(cfg)
@@ -118,7 +119,7 @@ func grantHome(cfg *moat.Config, home string) error {
 		}
 	}
 	for _, d := range cfg.Deny {
-		if d == home || strings.HasPrefix(home, d+"/") || d == "/" {
+		if paths.Under(home, d) {
 			return nil
 		}
 	}
@@ -207,9 +208,7 @@ func (g *writableGuard) writable(p string) bool {
 }
 
 // under reports whether p lies strictly inside dir.
-func under(p, dir string) bool {
-	return dir == "/" && p != "/" || strings.HasPrefix(p, dir+"/")
-}
+func under(p, dir string) bool { return p != dir && paths.Under(p, dir) }
 
 // guard walks p from the root, following its links: the directory of
 // each link on the way that a writable place holds is sealed (so that

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // The hidden entries of moat exec's home. A writable pattern that covers
@@ -53,7 +54,7 @@ func hiddenOpeners(patterns []string, cwd, home, real string) hiddenOpen {
 			if p == b {
 				return "", true
 			}
-			if strings.HasPrefix(p, b+"/") {
+			if paths.Under(p, b) {
 				return p[len(b)+1:], true
 			}
 		}

@@ -182,11 +182,11 @@ func documentsEqual(a, b *Document) bool {
 func TestReadDocumentErrorNamesTheFile(t *testing.T) {
 	_, err := ReadDocument("p.json", strings.NewReader(`{"command":["true"],"bogus":1}`))
 	var de *DocumentError
-	if !errors.As(err, &de) || err.Error() != `moat: policy "p.json": unknown policy field: bogus` {
+	if !errors.As(err, &de) || err.Error() != `policy "p.json": unknown policy field: bogus` {
 		t.Fatalf("error %v, want a *DocumentError naming p.json", err)
 	}
 	_, err = ReadDocument("-", strings.NewReader(`[]`))
-	if err == nil || err.Error() != "moat: policy: policy JSON must be an object" {
+	if err == nil || err.Error() != "policy: policy JSON must be an object" {
 		t.Fatalf("stdin error %v", err)
 	}
 	_, err = ReadDocument("big", strings.NewReader(`{"command":["`+strings.Repeat("a", maxDocumentSize)+`"]}`))
@@ -343,7 +343,7 @@ func TestDocumentExecConfig(t *testing.T) {
 				t.Fatalf("config %+v", c)
 			}
 		}},
-		{name: "grant relative to cwd, named as the document does", doc: `{"command":["true"],"grants":{"sub":"r"}}`, err: `moat: grants "` + filepath.Join(dir, "sub") + `": no such file`},
+		{name: "grant relative to cwd, named as the document does", doc: `{"command":["true"],"grants":{"sub":"r"}}`, err: `grants "` + filepath.Join(dir, "sub") + `": no such file`},
 		{name: "the cwd readable, not writable", doc: `{"command":["true"]}`, check: func(t *testing.T, e *Exec) {
 			real, _ := filepath.EvalSymlinks(dir)
 			for _, g := range e.Config.Grants {

@@ -5,7 +5,7 @@ import "strconv"
 // Error is a mistake in a config file: which file, which line, and what
 // is wrong. Its message reads
 //
-//	moat: config "moat.toml": line 7: unknown key "grantz"
+//	config "moat.toml": line 7: unknown key "grantz"
 //
 // The zero value is not useful.
 type Error struct {
@@ -20,7 +20,7 @@ type Error struct {
 
 // Error returns the one-line message.
 func (e *Error) Error() string {
-	s := "moat: config " + strconv.Quote(e.File) + ": "
+	s := "config " + strconv.Quote(e.File) + ": "
 	if e.Line > 0 {
 		s += "line " + strconv.Itoa(e.Line) + ": "
 	}

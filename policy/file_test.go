@@ -142,46 +142,46 @@ func TestParseErrors(t *testing.T) {
 		doc  string
 		want string // the whole message
 	}{
-		{name: "unknown key names file and line", doc: "network = \"deny\"\n\n# grants\n\n\n\ngrantz = 1\n", want: `moat: config "x.toml": line 7: unknown key "grantz"`},
-		{name: "unknown key in a table", doc: "[security]\nallow-gpu = true\nprotect-everything = true\n", want: `moat: config "x.toml": line 3: unknown key "security.protect-everything"`},
-		{name: "unknown table", doc: "\n[pyton]\nvenv = \"v\"\n", want: `moat: config "x.toml": line 2: unknown key "pyton"`},
-		{name: "several unknown keys", doc: "a = 1\nb = 2\n", want: `moat: config "x.toml": line 1: unknown key "a" (and 1 more)`},
-		{name: "an unknown workdir key", doc: "[workdir]\nkept = true\n", want: `moat: config "x.toml": line 2: unknown key "workdir.kept"`},
-		{name: "syntax error", doc: "network = \n", want: `moat: config "x.toml": line 1: unexpected character U+000A at start of value`},
-		{name: "key defined twice", doc: "network = \"deny\"\nnetwork = \"allow-all\"\n", want: `moat: config "x.toml": line 2: key network is already defined`},
-		{name: "value where a table belongs", doc: "security = 1\n", want: `moat: config "x.toml": line 1: security: want a table`},
-		{name: "array of tables where a table belongs", doc: "[[grants]]\n", want: `moat: config "x.toml": line 1: grants: want a table`},
-		{name: "bad network", doc: "\nnetwork = \"allow-some\"\n", want: `moat: config "x.toml": line 2: network "allow-some": want deny, allow-all or allow-list`},
-		{name: "network not a string", doc: "network = true\n", want: `moat: config "x.toml": line 1: network: want a string, not a boolean`},
-		{name: "domains not a list", doc: "allow-domains = \"example.com\"\n", want: `moat: config "x.toml": line 1: allow-domains: want an array of strings, not a string`},
-		{name: "domains holding a number", doc: "allow-domains = [\"a.com\", 1]\n", want: `moat: config "x.toml": line 1: allow-domains: want an array of strings, not one holding an integer`},
-		{name: "empty domain", doc: "allow-domains = [\"\"]\n", want: `moat: config "x.toml": line 1: allow-domains "": empty pattern`},
-		{name: "domain as URL", doc: "allow-domains = [\"https://example.com\"]\n", want: `moat: config "x.toml": line 1: allow-domains "https://example.com": want a host, *.domain, IP address or CIDR prefix, optionally with :PORT, not a URL or path`},
-		{name: "bad local", doc: "allow-local = [\"10.0.0.0/33\"]\n", want: `moat: config "x.toml": line 1: allow-local "10.0.0.0/33": want a CIDR prefix like 10.0.0.0/8 or an IP address`},
-		{name: "empty audit log", doc: "audit-log = \"\"\n", want: `moat: config "x.toml": line 1: audit-log "": empty path`},
-		{name: "bad rotation", doc: "audit-rotate = \"weekly\"\n", want: `moat: config "x.toml": line 1: audit-rotate "weekly": want "daily"`},
-		{name: "bad isolation", doc: "isolation = \"loose\"\n", want: `moat: config "x.toml": line 1: isolation "loose": want strict, default or permissive`},
-		{name: "switch not a boolean", doc: "[security]\n\nallow-gpu = \"yes\"\n", want: `moat: config "x.toml": line 3: security.allow-gpu: want true or false, not a string`},
-		{name: "bad mode names the grant's line", doc: "[grants]\n\"/usr\" = \"r\"\n\"/srv\" = \"w\"\n", want: `moat: config "x.toml": line 3: grants "/srv": access "w": missing r; write it as rw`},
-		{name: "unknown letter", doc: "[grants]\n\"/srv\" = \"RW\"\n", want: `moat: config "x.toml": line 2: grants "/srv": access "RW": unknown letter 'R'; want r, rw, rx or rwx`},
-		{name: "empty mode", doc: "[grants]\n\"/srv\" = \"\"\n", want: `moat: config "x.toml": line 2: grants "/srv": access "": empty; want r, rw, rx or rwx`},
-		{name: "mode not a string", doc: "[grants]\n\"/srv\" = 7\n", want: `moat: config "x.toml": line 2: grants "/srv": want a mode r, rw, rx or rwx, not an integer`},
-		{name: "unquoted dotted path", doc: "[grants]\nsrc.d = \"r\"\n", want: `moat: config "x.toml": line 2: grants "src": want a mode r, rw, rx or rwx, not a table; quote a path that holds a dot, like "./target"`},
-		{name: "empty grant path", doc: "[grants]\n\"\" = \"r\"\n", want: `moat: config "x.toml": line 2: grants "": empty path`},
-		{name: "other user's home", doc: "[grants]\n\"~root/x\" = \"r\"\n", want: `moat: config "x.toml": line 2: grants "~root/x": only ~/ is expanded; write ~user's home as an absolute path`},
-		{name: "negative size", doc: "[limits]\nmax-memory = -1\n", want: `moat: config "x.toml": line 2: limits.max-memory -1: negative; want a size like 512M, a number of bytes, or "unlimited"`},
-		{name: "bad size", doc: "[limits]\nmax-disk = \"12X\"\n", want: `moat: config "x.toml": line 2: limits.max-disk "12X": want a size like 512M or 2G`},
-		{name: "float size", doc: "[limits]\nmax-file-size = 1.5\n", want: `moat: config "x.toml": line 2: limits.max-file-size: want a size like 1G, a number of bytes, or "unlimited", not a float`},
-		{name: "bad count", doc: "[limits]\nmax-processes = \"many\"\n", want: `moat: config "x.toml": line 2: limits.max-processes "many": want a whole number or "unlimited"`},
-		{name: "bad timeout", doc: "[limits]\ntimeout = \"soon\"\n", want: `moat: config "x.toml": line 2: limits.timeout "soon": want a duration like 30s or 2m`},
-		{name: "negative timeout", doc: "[limits]\ntimeout = -5\n", want: `moat: config "x.toml": line 2: limits.timeout -5: want a duration like "30s", or whole seconds`},
-		{name: "nice too high", doc: "[limits]\nnice = 20\n", want: `moat: config "x.toml": line 2: limits.nice 20: want 0 (unchanged) through 19; priority can only be lowered`},
-		{name: "nice as a string", doc: "[limits]\nnice = \"5\"\n", want: `moat: config "x.toml": line 2: limits.nice: want 0 (unchanged) through 19; priority can only be lowered, not a string`},
-		{name: "bad io priority", doc: "[limits]\nio-priority = \"fast\"\n", want: `moat: config "x.toml": line 2: limits.io-priority "fast": want utility or background`},
-		{name: "workdir not a string", doc: "[workdir]\npath = [\"a\"]\n", want: `moat: config "x.toml": line 2: workdir.path: want a string, not an array`},
-		{name: "bad passthrough name", doc: "[env]\npassthrough = [\"A-B\"]\n", want: `moat: config "x.toml": line 2: env.passthrough "A-B": "A-B" is not a valid variable name (letters, digits and _, not starting with a digit)`},
-		{name: "loader variable", doc: "[env.set]\nLD_PRELOAD = \"/x.so\"\n", want: `moat: config "x.toml": line 2: env.set "LD_PRELOAD": LD_* variables are never passed to the sandbox`},
-		{name: "set value not a string", doc: "[env]\nset = { A = 1 }\n", want: `moat: config "x.toml": line 2: env.set "A": want a string, not an integer`},
+		{name: "unknown key names file and line", doc: "network = \"deny\"\n\n# grants\n\n\n\ngrantz = 1\n", want: `config "x.toml": line 7: unknown key "grantz"`},
+		{name: "unknown key in a table", doc: "[security]\nallow-gpu = true\nprotect-everything = true\n", want: `config "x.toml": line 3: unknown key "security.protect-everything"`},
+		{name: "unknown table", doc: "\n[pyton]\nvenv = \"v\"\n", want: `config "x.toml": line 2: unknown key "pyton"`},
+		{name: "several unknown keys", doc: "a = 1\nb = 2\n", want: `config "x.toml": line 1: unknown key "a" (and 1 more)`},
+		{name: "an unknown workdir key", doc: "[workdir]\nkept = true\n", want: `config "x.toml": line 2: unknown key "workdir.kept"`},
+		{name: "syntax error", doc: "network = \n", want: `config "x.toml": line 1: unexpected character U+000A at start of value`},
+		{name: "key defined twice", doc: "network = \"deny\"\nnetwork = \"allow-all\"\n", want: `config "x.toml": line 2: key network is already defined`},
+		{name: "value where a table belongs", doc: "security = 1\n", want: `config "x.toml": line 1: security: want a table`},
+		{name: "array of tables where a table belongs", doc: "[[grants]]\n", want: `config "x.toml": line 1: grants: want a table`},
+		{name: "bad network", doc: "\nnetwork = \"allow-some\"\n", want: `config "x.toml": line 2: network "allow-some": want deny, allow-all or allow-list`},
+		{name: "network not a string", doc: "network = true\n", want: `config "x.toml": line 1: network: want a string, not a boolean`},
+		{name: "domains not a list", doc: "allow-domains = \"example.com\"\n", want: `config "x.toml": line 1: allow-domains: want an array of strings, not a string`},
+		{name: "domains holding a number", doc: "allow-domains = [\"a.com\", 1]\n", want: `config "x.toml": line 1: allow-domains: want an array of strings, not one holding an integer`},
+		{name: "empty domain", doc: "allow-domains = [\"\"]\n", want: `config "x.toml": line 1: allow-domains "": empty pattern`},
+		{name: "domain as URL", doc: "allow-domains = [\"https://example.com\"]\n", want: `config "x.toml": line 1: allow-domains "https://example.com": want a host, *.domain, IP address or CIDR prefix, optionally with :PORT, not a URL or path`},
+		{name: "bad local", doc: "allow-local = [\"10.0.0.0/33\"]\n", want: `config "x.toml": line 1: allow-local "10.0.0.0/33": want a CIDR prefix like 10.0.0.0/8 or an IP address`},
+		{name: "empty audit log", doc: "audit-log = \"\"\n", want: `config "x.toml": line 1: audit-log "": empty path`},
+		{name: "bad rotation", doc: "audit-rotate = \"weekly\"\n", want: `config "x.toml": line 1: audit-rotate "weekly": want "daily"`},
+		{name: "bad isolation", doc: "isolation = \"loose\"\n", want: `config "x.toml": line 1: isolation "loose": want strict, default or permissive`},
+		{name: "switch not a boolean", doc: "[security]\n\nallow-gpu = \"yes\"\n", want: `config "x.toml": line 3: security.allow-gpu: want true or false, not a string`},
+		{name: "bad mode names the grant's line", doc: "[grants]\n\"/usr\" = \"r\"\n\"/srv\" = \"w\"\n", want: `config "x.toml": line 3: grants "/srv": access "w": missing r; write it as rw`},
+		{name: "unknown letter", doc: "[grants]\n\"/srv\" = \"RW\"\n", want: `config "x.toml": line 2: grants "/srv": access "RW": unknown letter 'R'; want r, rw, rx or rwx`},
+		{name: "empty mode", doc: "[grants]\n\"/srv\" = \"\"\n", want: `config "x.toml": line 2: grants "/srv": access "": empty; want r, rw, rx or rwx`},
+		{name: "mode not a string", doc: "[grants]\n\"/srv\" = 7\n", want: `config "x.toml": line 2: grants "/srv": want a mode r, rw, rx or rwx, not an integer`},
+		{name: "unquoted dotted path", doc: "[grants]\nsrc.d = \"r\"\n", want: `config "x.toml": line 2: grants "src": want a mode r, rw, rx or rwx, not a table; quote a path that holds a dot, like "./target"`},
+		{name: "empty grant path", doc: "[grants]\n\"\" = \"r\"\n", want: `config "x.toml": line 2: grants "": empty path`},
+		{name: "other user's home", doc: "[grants]\n\"~root/x\" = \"r\"\n", want: `config "x.toml": line 2: grants "~root/x": only ~/ is expanded; write ~user's home as an absolute path`},
+		{name: "negative size", doc: "[limits]\nmax-memory = -1\n", want: `config "x.toml": line 2: limits.max-memory -1: negative; want a size like 512M, a number of bytes, or "unlimited"`},
+		{name: "bad size", doc: "[limits]\nmax-disk = \"12X\"\n", want: `config "x.toml": line 2: limits.max-disk "12X": want a size like 512M or 2G`},
+		{name: "float size", doc: "[limits]\nmax-file-size = 1.5\n", want: `config "x.toml": line 2: limits.max-file-size: want a size like 1G, a number of bytes, or "unlimited", not a float`},
+		{name: "bad count", doc: "[limits]\nmax-processes = \"many\"\n", want: `config "x.toml": line 2: limits.max-processes "many": want a whole number or "unlimited"`},
+		{name: "bad timeout", doc: "[limits]\ntimeout = \"soon\"\n", want: `config "x.toml": line 2: limits.timeout "soon": want a duration like 30s or 2m`},
+		{name: "negative timeout", doc: "[limits]\ntimeout = -5\n", want: `config "x.toml": line 2: limits.timeout -5: want a duration like "30s", or whole seconds`},
+		{name: "nice too high", doc: "[limits]\nnice = 20\n", want: `config "x.toml": line 2: limits.nice 20: want 0 (unchanged) through 19; priority can only be lowered`},
+		{name: "nice as a string", doc: "[limits]\nnice = \"5\"\n", want: `config "x.toml": line 2: limits.nice: want 0 (unchanged) through 19; priority can only be lowered, not a string`},
+		{name: "bad io priority", doc: "[limits]\nio-priority = \"fast\"\n", want: `config "x.toml": line 2: limits.io-priority "fast": want utility or background`},
+		{name: "workdir not a string", doc: "[workdir]\npath = [\"a\"]\n", want: `config "x.toml": line 2: workdir.path: want a string, not an array`},
+		{name: "bad passthrough name", doc: "[env]\npassthrough = [\"A-B\"]\n", want: `config "x.toml": line 2: env.passthrough "A-B": "A-B" is not a valid variable name (letters, digits and _, not starting with a digit)`},
+		{name: "loader variable", doc: "[env.set]\nLD_PRELOAD = \"/x.so\"\n", want: `config "x.toml": line 2: env.set "LD_PRELOAD": LD_* variables are never passed to the sandbox`},
+		{name: "set value not a string", doc: "[env]\nset = { A = 1 }\n", want: `config "x.toml": line 2: env.set "A": want a string, not an integer`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,7 +206,7 @@ func TestParseErrors(t *testing.T) {
 func TestParseHome(t *testing.T) {
 	t.Setenv("HOME", "")
 	_, err := Parse("x.toml", []byte("[grants]\n\"~/x\" = \"r\"\n"))
-	if want := `moat: config "x.toml": line 2: grants "~/x": ~ needs $HOME set to an absolute path`; err == nil || err.Error() != want {
+	if want := `config "x.toml": line 2: grants "~/x": ~ needs $HOME set to an absolute path`; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
 }
@@ -253,7 +253,7 @@ func TestLoad(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load(tc.path)
-			want := `moat: config "` + tc.path + `": ` + tc.want
+			want := `config "` + tc.path + `": ` + tc.want
 			if err == nil || err.Error() != want {
 				t.Fatalf("error %v, want %s", err, want)
 			}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/fspattern"
@@ -71,18 +70,18 @@ func (p *FilesystemPlan) Warnings() []string {
 // .heimdall-write and .moat-write of cwd, never of its parents) and
 // materializes them against the host. cwd must be an existing directory;
 // home expands ~ (empty makes ~ an error). An invalid pattern reads
-// `moat: invalid filesystem pattern "X": ...`, a fragment that cannot be
-// read `moat: invalid filesystem fragment PATH: ...`, and host state that
+// `invalid filesystem pattern "X": ...`, a fragment that cannot be
+// read `invalid filesystem fragment PATH: ...`, and host state that
 // cannot be told apart from a missing path is an error too: the plan is
 // never weakened on it.
 func PlanFilesystem(cwd, home string, deny, writable []string) (*FilesystemPlan, error) {
 	if !filepath.IsAbs(cwd) {
-		return nil, fmt.Errorf("moat: filesystem policy: cwd %q: not absolute", cwd)
+		return nil, fmt.Errorf("filesystem policy: cwd %q: not absolute", cwd)
 	}
 	cwd = filepath.Clean(cwd)
 	real, err := filepath.EvalSymlinks(cwd)
 	if err != nil {
-		return nil, fmt.Errorf("moat: filesystem policy: cwd %q: %w", cwd, unwrapPath(err))
+		return nil, fmt.Errorf("filesystem policy: cwd %q: %w", cwd, unwrapPath(err))
 	}
 	var aliases []string
 	if real != cwd {
@@ -96,7 +95,7 @@ func PlanFilesystem(cwd, home string, deny, writable []string) (*FilesystemPlan,
 	// places none can be told apart, so no state directory fails closed.
 	state, err := moat.StateDir()
 	if err != nil {
-		return nil, fmt.Errorf("moat: filesystem policy: cannot check the fragments of %q against earlier runs: %s", real, strings.TrimPrefix(err.Error(), "moat: "))
+		return nil, fmt.Errorf("filesystem policy: cannot check the fragments of %q against earlier runs: %s", real, err.Error())
 	}
 	res, err := fspattern.Materialize(fspattern.Input{Root: real, RootAliases: aliases, Home: home, Deny: deny, Writable: writable, Inputs: hostinput.Store{Dir: state}})
 	if err != nil {
@@ -133,7 +132,7 @@ func ApplyFilesystem(cfg *moat.Config, cwd, home string, deny, writable []string
 // applyFilesystem is ApplyFilesystem, returning the plan it applied.
 func applyFilesystem(cfg *moat.Config, cwd, home string, deny, writable []string) (*FilesystemPlan, error) {
 	if cfg == nil {
-		return nil, errors.New("moat: filesystem policy: nil config")
+		return nil, errors.New("filesystem policy: nil config")
 	}
 	plan, err := PlanFilesystem(cwd, home, deny, writable)
 	if err != nil {
@@ -178,7 +177,7 @@ func applyFilesystem(cfg *moat.Config, cwd, home string, deny, writable []string
 	}
 	for _, d := range plan.Deny {
 		if granted[d] {
-			return nil, fmt.Errorf("moat: filesystem policy: %s is both denied (through a symbolic link) and granted", strconv.Quote(d))
+			return nil, fmt.Errorf("filesystem policy: %s is both denied (through a symbolic link) and granted", strconv.Quote(d))
 		}
 	}
 	cfg.Grants = append(cfg.Grants, grants...)

@@ -69,7 +69,7 @@ func TestApplyFilesystem(t *testing.T) {
 		{
 			name: "a bad pattern",
 			deny: []string{"[x"},
-			err:  `moat: invalid filesystem pattern "[x"`,
+			err:  `invalid filesystem pattern "[x"`,
 		},
 	}
 	for _, c := range cases {

@@ -46,7 +46,7 @@ func FuzzParse(f *testing.F) {
 		file, err := Parse(name, []byte(doc))
 		if err != nil {
 			var pe *Error
-			if !errors.As(err, &pe) || pe.File != name || !strings.HasPrefix(err.Error(), `moat: config "/cfg/moat.toml": `) || strings.Contains(err.Error(), "\n") {
+			if !errors.As(err, &pe) || pe.File != name || !strings.HasPrefix(err.Error(), `config "/cfg/moat.toml": `) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %q is not an *Error for the file", err)
 			}
 			return
@@ -68,7 +68,7 @@ func FuzzParse(f *testing.F) {
 		}
 		r, err := Merge(file.Layer)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "moat: ") || strings.Contains(err.Error(), "\n") {
+			if strings.HasPrefix(err.Error(), "moat: ") || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("Merge error %q", err)
 			}
 			return

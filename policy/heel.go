@@ -60,7 +60,7 @@ func (r *Result) makeWorkDir() (*madeWorkDir, error) {
 		}
 		dir, err := os.MkdirTemp("", "moat-kept-")
 		if err != nil {
-			return m, fmt.Errorf("moat: %s: cannot create a working directory to keep: %w", r.Describe("workdir.keep"), unwrapPath(err))
+			return m, fmt.Errorf("%s: cannot create a working directory to keep: %w", r.Describe("workdir.keep"), unwrapPath(err))
 		}
 		m.dirs, m.kept = []string{dir}, dir
 		r.WorkDir = dir
@@ -68,7 +68,7 @@ func (r *Result) makeWorkDir() (*madeWorkDir, error) {
 	}
 	abs, err := filepath.Abs(r.WorkDir)
 	if err != nil {
-		return m, fmt.Errorf("moat: %s %q: %w", r.Describe("workdir.path"), r.WorkDir, err)
+		return m, fmt.Errorf("%s %q: %w", r.Describe("workdir.path"), r.WorkDir, err)
 	}
 	var missing []string
 	for p := abs; ; p = filepath.Dir(p) {
@@ -85,7 +85,7 @@ func (r *Result) makeWorkDir() (*madeWorkDir, error) {
 	for _, d := range missing {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			m.undo()
-			return &madeWorkDir{}, fmt.Errorf("moat: %s %q: %w", r.Describe("workdir.path"), r.WorkDir, unwrapPath(err))
+			return &madeWorkDir{}, fmt.Errorf("%s %q: %w", r.Describe("workdir.path"), r.WorkDir, unwrapPath(err))
 		}
 		m.dirs = append(m.dirs, d)
 	}

@@ -60,11 +60,11 @@ func TestParseHeelKeys(t *testing.T) {
 func TestParseHeelKeyErrors(t *testing.T) {
 	tests := []struct{ name, doc, want string }{
 		{"both keychain spellings", "[security]\nprotect-keychains = true\nprotect-keychain = false\n",
-			`moat: config "x.toml": line 3: security.protect-keychain: given with security.protect-keychains, which names the same switch`},
-		{"keep not a boolean", "[workdir]\nkeep = \"yes\"\n", `moat: config "x.toml": line 2: workdir.keep: want true or false, not a string`},
-		{"npu not a boolean", "[security]\nallow-npu = 1\n", `moat: config "x.toml": line 2: security.allow-npu: want true or false, not an integer`},
-		{"network allow in another case", "network = \"Allow\"\n", `moat: config "x.toml": line 1: network "Allow": want deny, allow-all or allow-list`},
-		{"unknown workdir key", "[workdir]\nkeepp = true\n", `moat: config "x.toml": line 2: unknown key "workdir.keepp"`},
+			`config "x.toml": line 3: security.protect-keychain: given with security.protect-keychains, which names the same switch`},
+		{"keep not a boolean", "[workdir]\nkeep = \"yes\"\n", `config "x.toml": line 2: workdir.keep: want true or false, not a string`},
+		{"npu not a boolean", "[security]\nallow-npu = 1\n", `config "x.toml": line 2: security.allow-npu: want true or false, not an integer`},
+		{"network allow in another case", "network = \"Allow\"\n", `config "x.toml": line 1: network "Allow": want deny, allow-all or allow-list`},
+		{"unknown workdir key", "[workdir]\nkeepp = true\n", `config "x.toml": line 2: unknown key "workdir.keepp"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

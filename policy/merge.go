@@ -180,7 +180,7 @@ func (r *Result) mergeNetworkLists(layers []Layer, modeAt int) error {
 			case mode == NetworkAllowList:
 				r.Network.AllowDomains = append(r.Network.AllowDomains, l.AllowDomains...)
 			case !overridden:
-				return fmt.Errorf("moat: %s%s %q: needs %s allow-list", l.at("allow-domains"), l.spell("allow-domains"), l.AllowDomains[0], l.spell("network"))
+				return fmt.Errorf("%s%s %q: needs %s allow-list", l.at("allow-domains"), l.spell("allow-domains"), l.AllowDomains[0], l.spell("network"))
 			}
 		}
 		if len(l.AllowLocal) > 0 {
@@ -188,7 +188,7 @@ func (r *Result) mergeNetworkLists(layers []Layer, modeAt int) error {
 			case mode != NetworkDeny:
 				r.Network.AllowLocal = append(r.Network.AllowLocal, l.AllowLocal...)
 			case !overridden:
-				return fmt.Errorf("moat: %s%s %q: needs %s allow-all or allow-list", l.at("allow-local"), l.spell("allow-local"), l.AllowLocal[0], l.spell("network"))
+				return fmt.Errorf("%s%s %q: needs %s allow-all or allow-list", l.at("allow-local"), l.spell("allow-local"), l.AllowLocal[0], l.spell("network"))
 			}
 		}
 	}
@@ -200,15 +200,15 @@ func (r *Result) checkNetwork() error {
 	n := &r.Network
 	if n.Mode == NetworkAllowList && len(n.AllowDomains) == 0 {
 		l := r.layerOf("network")
-		return fmt.Errorf("moat: %s%s %q: no domain to allow; add %s", l.at("network"), l.spell("network"), n.Mode, l.spell("allow-domains"))
+		return fmt.Errorf("%s%s %q: no domain to allow; add %s", l.at("network"), l.spell("network"), n.Mode, l.spell("allow-domains"))
 	}
 	if n.AuditLog != "" && n.Mode == NetworkDeny {
 		l := r.layerOf("audit-log")
-		return fmt.Errorf("moat: %s%s %q: needs %s allow-all or allow-list; with no network no proxy runs and there is nothing to record", l.at("audit-log"), l.spell("audit-log"), n.AuditLog, l.spell("network"))
+		return fmt.Errorf("%s%s %q: needs %s allow-all or allow-list; with no network no proxy runs and there is nothing to record", l.at("audit-log"), l.spell("audit-log"), n.AuditLog, l.spell("network"))
 	}
 	if n.AuditRotate != "" && n.AuditLog == "" {
 		l := r.layerOf("audit-rotate")
-		return fmt.Errorf("moat: %s%s %q: needs %s", l.at("audit-rotate"), l.spell("audit-rotate"), n.AuditRotate, l.spell("audit-log"))
+		return fmt.Errorf("%s%s %q: needs %s", l.at("audit-rotate"), l.spell("audit-rotate"), n.AuditRotate, l.spell("audit-log"))
 	}
 	return nil
 }

@@ -46,7 +46,8 @@ func niceProblem(n int64) error {
 // the zero value, is also accepted; the empty string is not). Its error
 // says only what is wrong.
 func ParseIOPriority(s string) (moat.IOPriority, error) {
-	p, err := moat.ParseIOPriority(s)
+	var p moat.IOPriority
+	err := p.UnmarshalText([]byte(s))
 	if err != nil || s == "" {
 		return 0, errors.New("want utility or background")
 	}

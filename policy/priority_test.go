@@ -30,7 +30,7 @@ func TestNiceIsMoatsRange(t *testing.T) {
 			if !errors.As(moatErr, &ce) || err.Error() != ce.Problem {
 				t.Errorf("ParseNice's problem %q, moat's %v", err, moatErr)
 			}
-			if want := `moat: config "x.toml": line 2: limits.nice ` + strconv.Itoa(n) + ": " + ce.Problem; ferr.Error() != want {
+			if want := `config "x.toml": line 2: limits.nice ` + strconv.Itoa(n) + ": " + ce.Problem; ferr.Error() != want {
 				t.Errorf("file error %q, want %q", ferr, want)
 			}
 		})

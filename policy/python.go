@@ -200,7 +200,7 @@ func (r *Result) checkPython() error {
 	if p.IndexURL != "" && p.NoIndex != nil && *p.NoIndex {
 		l := r.layerOf("python.index-url")
 		n := r.layerOf("python.no-index")
-		return fmt.Errorf("moat: %s%s %q: given with %s, which uses no index", l.at("python.index-url"), l.spell("python.index-url"), p.IndexURL, n.spell("python.no-index"))
+		return fmt.Errorf("%s%s %q: given with %s, which uses no index", l.at("python.index-url"), l.spell("python.index-url"), p.IndexURL, n.spell("python.no-index"))
 	}
 	return nil
 }

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/moat-sandbox/moat"
 )
@@ -67,7 +65,7 @@ func Build(layers ...Layer) (Resolved, error) {
 // (a report) is checked against the places the sandbox writes while
 // nothing is opened or kept yet; its error is returned as it is.
 //
-// Each error reads "moat: subject: problem", the subject named as the
+// Each error reads "subject: problem", the subject named as the
 // layer that set it spells it ("--workdir", `config "moat.toml": line 9:
 // workdir.path`); the command line's names for grants, sockets and the
 // network settings.
@@ -88,9 +86,9 @@ func (r Result) Resolve(checks ...func(moat.Config) error) (Resolved, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return Resolved{}, fmt.Errorf("moat: %s %q: %w", r.Describe("workdir.path"), r.WorkDir, err)
+			return Resolved{}, fmt.Errorf("%s %q: %w", r.Describe("workdir.path"), r.WorkDir, err)
 		case !fi.IsDir():
-			return Resolved{}, fmt.Errorf("moat: %s %q: not a directory", r.Describe("workdir.path"), r.WorkDir)
+			return Resolved{}, fmt.Errorf("%s %q: not a directory", r.Describe("workdir.path"), r.WorkDir)
 		}
 	}
 	if err := r.checkPlaces(); err != nil {
@@ -116,11 +114,11 @@ func (r Result) Resolve(checks ...func(moat.Config) error) (Resolved, error) {
 	cfg.Sockets = sockets
 	if r.Home != "" {
 		if err := moat.CheckHome(r.Home); err != nil {
-			msg := strings.TrimPrefix(err.Error(), "moat: ")
+			msg := err.Error()
 			if at := r.Describe("home"); at != "--home" {
 				msg = at + ": " + msg // the config file's line
 			}
-			return Resolved{}, &reworded{msg: "moat: " + msg, err: err}
+			return Resolved{}, &reworded{msg: msg, err: err}
 		}
 		cfg.Home = r.Home
 	}
@@ -158,7 +156,7 @@ func (r *Result) checkPlaces() error {
 			p = real
 		}
 		if p == "/" {
-			return fmt.Errorf("moat: --grant %q: is the root directory; grant the directories the command needs instead", g.Path)
+			return fmt.Errorf("--grant %q: is the root directory; grant the directories the command needs instead", g.Path)
 		}
 	}
 	return r.validate()
@@ -191,7 +189,7 @@ func (r *Result) validate() error {
 	if !ok {
 		return err
 	}
-	return &reworded{msg: fmt.Sprintf("moat: %s %s: %s", r.Describe(key), ce.Value, ce.Problem), err: err}
+	return &reworded{msg: fmt.Sprintf("%s %s: %s", r.Describe(key), ce.Value, ce.Problem), err: err}
 }
 
 // placeError is a *moat.PlaceError that names the flag or the config key
@@ -199,9 +197,9 @@ func (r *Result) validate() error {
 func placeError(key, path string, err error) error {
 	var pe *moat.PlaceError
 	if errors.As(err, &pe) {
-		return &reworded{msg: fmt.Sprintf("moat: %s %q: %s", key, path, pe.Problem), err: err}
+		return &reworded{msg: fmt.Sprintf("%s %q: %s", key, path, pe.Problem), err: err}
 	}
-	return &reworded{msg: fmt.Sprintf("moat: %s %q: %s", key, path, trimMoat(err)), err: err}
+	return &reworded{msg: fmt.Sprintf("%s %q: %s", key, path, err.Error()), err: err}
 }
 
 // resolveError is a moat.ResolvePaths error that names the flag:
@@ -209,20 +207,18 @@ func placeError(key, path string, err error) error {
 // path it could not resolve "path"; it is the working directory when it is
 // spelled as workDir, a grant otherwise.
 func resolveError(err error, workDir string) error {
-	msg := trimMoat(err)
-	if rest, ok := strings.CutPrefix(msg, "path "); ok {
-		flag := "--grant "
-		if workDir != "" && strings.HasPrefix(rest, strconv.Quote(workDir)+":") {
-			flag = "--workdir "
-		}
-		return &reworded{msg: "moat: " + flag + rest, err: err}
+	var pe *moat.PlaceError
+	if !errors.As(err, &pe) {
+		return err
 	}
-	for _, s := range []struct{ subject, flag string }{{"grant ", "--grant "}, {"workdir ", "--workdir "}} {
-		if rest, ok := strings.CutPrefix(msg, s.subject); ok {
-			return &reworded{msg: "moat: " + s.flag + rest, err: err}
-		}
+	flag := "--grant"
+	switch {
+	case pe.Subject == "workdir", pe.Subject == "path" && workDir != "" && pe.Path == workDir:
+		flag = "--workdir"
+	case pe.Subject != "grant" && pe.Subject != "path":
+		return err
 	}
-	return err
+	return &reworded{msg: fmt.Sprintf("%s %q: %s", flag, pe.Path, pe.Problem), err: err}
 }
 
 // socketPaths resolves the socket paths the way grants are: made
@@ -238,7 +234,7 @@ func socketPaths(in []string) ([]string, error) {
 		if err == nil {
 			var fi fs.FileInfo
 			if fi, err = os.Stat(abs); err == nil && fi.Mode()&fs.ModeSocket == 0 {
-				return nil, fmt.Errorf("moat: --allow-socket %q: not a Unix socket", p)
+				return nil, fmt.Errorf("--allow-socket %q: not a Unix socket", p)
 			}
 		}
 		if err != nil {
@@ -246,7 +242,7 @@ func socketPaths(in []string) ([]string, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, fmt.Errorf("moat: --allow-socket %q: %w", p, err)
+			return nil, fmt.Errorf("--allow-socket %q: %w", p, err)
 		}
 		out = append(out, abs)
 	}
@@ -263,7 +259,3 @@ type reworded struct {
 
 func (e *reworded) Error() string { return e.msg }
 func (e *reworded) Unwrap() error { return e.err }
-
-// trimMoat drops the "moat: " prefix of a library error that an error of
-// this package words again.
-func trimMoat(err error) string { return strings.TrimPrefix(err.Error(), "moat: ") }

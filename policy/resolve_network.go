@@ -24,19 +24,19 @@ func networkPolicy(n Network, cfg *moat.Config) (*moat.NetworkAuditLog, error) {
 	case NetworkAllowList:
 		l, err := moat.AllowList(n.AllowDomains...)
 		if err != nil {
-			return nil, &reworded{msg: "moat: --allow-domain: " + trimMoat(err), err: err}
+			return nil, &reworded{msg: "--allow-domain: " + err.Error(), err: err}
 		}
 		pol = l
 	case NetworkHost: // a policy document's "host" (document_fields.go): no proxy, nothing to list or audit
 		cfg.Network = moat.HostNetwork()
 		return nil, nil
 	default:
-		return nil, fmt.Errorf("moat: --network %q: want deny, allow-all or allow-list", n.Mode)
+		return nil, fmt.Errorf("--network %q: want deny, allow-all or allow-list", n.Mode)
 	}
 	for _, s := range n.AllowLocal {
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
-			return nil, fmt.Errorf("moat: --allow-local %q: %w", s, err)
+			return nil, fmt.Errorf("--allow-local %q: %w", s, err)
 		}
 		cfg.AllowLocal = append(cfg.AllowLocal, p)
 	}
@@ -56,7 +56,7 @@ func networkPolicy(n Network, cfg *moat.Config) (*moat.NetworkAuditLog, error) {
 		log, err = moat.OpenAuditLog(n.AuditLog)
 	}
 	if err != nil {
-		return nil, &reworded{msg: fmt.Sprintf("moat: --audit-log %q: %s", n.AuditLog, trimMoat(err)), err: err}
+		return nil, &reworded{msg: fmt.Sprintf("--audit-log %q: %s", n.AuditLog, err.Error()), err: err}
 	}
 	cfg.Network = moat.Audited(pol, log)
 	return log, nil

@@ -39,8 +39,8 @@ func TestNetworkPolicy(t *testing.T) {
 			var cfg moat.Config
 			log, err := networkPolicy(tt.in, &cfg)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), "moat: ") {
-					t.Fatalf("err = %v, want a moat: error about %s", err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.HasPrefix(err.Error(), "moat: ") {
+					t.Fatalf("err = %v, want an error about %s", err, tt.wantErr)
 				}
 				return
 			}
@@ -192,32 +192,32 @@ func TestResolve(t *testing.T) {
 		// A missing working directory is created (heel_test.go); one that
 		// cannot be, under a file, is refused.
 		{name: "workdir under a file, from the command line", layers: []Layer{cli(Layer{WorkDir: filepath.Join(file, "nope")})},
-			wantErr: `moat: --path "` + filepath.Join(file, "nope") + `": not a directory`},
+			wantErr: `--path "` + filepath.Join(file, "nope") + `": not a directory`},
 		{name: "workdir under a file, from the file", layers: []Layer{fileLayer("\n[workdir]\npath = \"file/nope\"\n")},
-			wantErr: `moat: config "` + filepath.Join(base, "moat.toml") + `": line 3: workdir.path "` + filepath.Join(file, "nope") + `": not a directory`},
-		{name: "workdir is a file", layers: []Layer{cli(Layer{WorkDir: file})}, wantErr: `moat: --path "` + file + `": not a directory`},
+			wantErr: `config "` + filepath.Join(base, "moat.toml") + `": line 3: workdir.path "` + filepath.Join(file, "nope") + `": not a directory`},
+		{name: "workdir is a file", layers: []Layer{cli(Layer{WorkDir: file})}, wantErr: `--path "` + file + `": not a directory`},
 		{name: "workdir refused by moat.CheckWorkDir", layers: []Layer{cli(Layer{WorkDir: "/"})},
-			wantErr: `moat: --path "/": is the root directory: the working directory is writable, so it must be a directory of its own`},
+			wantErr: `--path "/": is the root directory: the working directory is writable, so it must be a directory of its own`},
 		{name: "grant of the root", layers: []Layer{cli(Layer{Grants: []moat.PathRequest{{Path: "/usr/..", Access: moat.READ}}})},
-			wantErr: `moat: --grant "/": is the root directory; grant the directories the command needs instead`},
+			wantErr: `--grant "/": is the root directory; grant the directories the command needs instead`},
 		{name: "too few open files, by moat's own rule", layers: []Layer{cli(Layer{Limits: Limits{OpenFiles: ptr(int64(3))}})},
-			wantErr: `moat: --max-open-files 3: too few for the sandbox's helper and the command's standard streams; want at least 32`},
+			wantErr: `--max-open-files 3: too few for the sandbox's helper and the command's standard streams; want at least 32`},
 		{name: "too few open files, from the file", layers: []Layer{fileLayer("[limits]\nmax-open-files = 5\n")},
-			wantErr: `moat: config "` + filepath.Join(base, "moat.toml") + `": line 2: limits.max-open-files 5: too few for the sandbox's helper and the command's standard streams; want at least 32`},
+			wantErr: `config "` + filepath.Join(base, "moat.toml") + `": line 2: limits.max-open-files 5: too few for the sandbox's helper and the command's standard streams; want at least 32`},
 		{name: "planted link in the workdir", layers: []Layer{cli(Layer{WorkDir: work, Grants: []moat.PathRequest{{Path: filepath.Join(work, "planted"), Access: moat.READ}}})},
 			wantErr: "symbolic link"},
 		{name: "missing grant", layers: []Layer{cli(Layer{Grants: []moat.PathRequest{{Path: filepath.Join(base, "nope"), Access: moat.READ}}})},
-			wantErr: `moat: --grant "` + filepath.Join(base, "nope") + `": no such file or directory`},
-		{name: "socket that is a file", layers: []Layer{cli(Layer{Sockets: []string{file}})}, wantErr: `moat: --allow-socket "` + file + `": not a Unix socket`},
-		{name: "home refused by moat.CheckHome", layers: []Layer{cli(Layer{Home: file})}, wantErr: `moat: home "` + file + `": `},
+			wantErr: `--grant "` + filepath.Join(base, "nope") + `": no such file or directory`},
+		{name: "socket that is a file", layers: []Layer{cli(Layer{Sockets: []string{file}})}, wantErr: `--allow-socket "` + file + `": not a Unix socket`},
+		{name: "home refused by moat.CheckHome", layers: []Layer{cli(Layer{Home: file})}, wantErr: `home "` + file + `": `},
 		{name: "audit log inside the workdir", layers: []Layer{cli(Layer{WorkDir: work, Network: NetworkAllowAll, AuditLog: filepath.Join(work, "a.jsonl")})},
-			wantErr: `moat: --audit-log "` + filepath.Join(work, "a.jsonl") + `": `},
+			wantErr: `--audit-log "` + filepath.Join(work, "a.jsonl") + `": `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := Build(tt.layers...)
 			if tt.wantErr != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), "moat: ") || !strings.Contains(err.Error(), tt.wantErr) {
+				if err == nil || strings.HasPrefix(err.Error(), "moat: ") || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Build = %v, want an error with %q", err, tt.wantErr)
 				}
 				if r.AuditLog != nil {

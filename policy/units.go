@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/moat-sandbox/moat/internal/size"
 )
 
 // The parsers in this file read the values of limits, in the config file
@@ -74,23 +76,9 @@ func ParseSize(s string) (int64, error) {
 }
 
 // FormatSize is the inverse of [ParseSize]: the shortest exact spelling of
-// n, using the largest suffix that divides it, and "unlimited" for -1.
-func FormatSize(n int64) string {
-	if n == -1 {
-		return Unlimited
-	}
-	if n > 0 {
-		for _, u := range []struct {
-			suffix string
-			shift  uint
-		}{{"T", 40}, {"G", 30}, {"M", 20}, {"K", 10}} {
-			if n%(1<<u.shift) == 0 {
-				return strconv.FormatInt(n>>u.shift, 10) + u.suffix
-			}
-		}
-	}
-	return strconv.FormatInt(n, 10)
-}
+// n, using the largest suffix that divides it, and "unlimited" for -1
+// (internal/size spells it, for moat too).
+func FormatSize(n int64) string { return size.Format(n) }
 
 // ParseCount parses a non-negative whole number or "unlimited" (-1).
 func ParseCount(s string) (int64, error) {

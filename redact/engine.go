@@ -22,7 +22,7 @@ const ModelBuildTag = "onnx"
 
 // ErrEngineUnavailable is matched by [errors.Is] when [Open] is asked for an
 // engine this binary was built without.
-var ErrEngineUnavailable = errors.New("moat: redact engine unavailable")
+var ErrEngineUnavailable = errors.New("redact engine unavailable")
 
 // Options configure an engine opened with [Open]. The zero value asks for
 // each engine's defaults; the rules engine ignores every field.

@@ -26,7 +26,7 @@ func TestOpen(t *testing.T) {
 	if !errors.Is(err, ErrEngineUnavailable) {
 		t.Fatalf("Open(model) = %v; want ErrEngineUnavailable", err)
 	}
-	for _, want := range []string{"moat: ", "-tags " + ModelBuildTag, "moat setup", "cgo"} {
+	for _, want := range []string{"redact engine unavailable", "-tags " + ModelBuildTag, "moat setup", "cgo"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Open(model) error %q lacks %q", err, want)
 		}

@@ -24,7 +24,7 @@ const holdRescan = 4 << 10
 
 // ErrWriterFailed is matched by [errors.Is] for every write to a redacting
 // writer after its detector failed: the raw stream is no longer forwarded.
-var ErrWriterFailed = errors.New("moat: redact: stream stopped after a detector failure")
+var ErrWriterFailed = errors.New("redact: stream stopped after a detector failure")
 
 // WriterOption configures [NewWriter]. A nil WriterOption panics when applied.
 type WriterOption func(*writerConfig)
@@ -139,7 +139,7 @@ func (x *Writer) Close() error {
 	return nil
 }
 
-var errClosed = errors.New("moat: redact: write to a closed writer")
+var errClosed = errors.New("redact: write to a closed writer")
 
 // process examines the buffer and emits as much as is safe: everything when
 // final, otherwise up to a cut that no finding crosses.

@@ -27,14 +27,14 @@ func (f *sandboxFlags) settings() (policy.Result, error) {
 	if path := f.layered.configFile.s; path != "" {
 		file, err := f.loadConfig(path) // heel.go: - is standard input
 		if err != nil {
-			return policy.Result{}, usagef("%s", strings.TrimPrefix(err.Error(), "moat: "))
+			return policy.Result{}, usagef("%s", err.Error())
 		}
 		layers = append(layers, file.Layer)
 	}
 	layers = append(layers, f.layer())
 	res, err := policy.Merge(layers...)
 	if err != nil {
-		return policy.Result{}, usagef("%s", strings.TrimPrefix(err.Error(), "moat: "))
+		return policy.Result{}, usagef("%s", err.Error())
 	}
 	if err := f.checkHostInputs(res); err != nil { // hostinputs.go
 		return policy.Result{}, err

@@ -212,7 +212,7 @@ func sandboxReport(cfg moat.Config) (e enforcement, missing []string) {
 		if errors.As(err, &un) {
 			missing = un.Missing
 		}
-		e.Error = strings.TrimPrefix(err.Error(), "moat: ")
+		e.Error = err.Error()
 		return e, missing
 	}
 	defer sb.Close()
@@ -237,7 +237,7 @@ func proxyReport(cfg moat.Config) layer {
 	cfg.Enforcement, cfg.Network = moat.BestEffort, moat.AllowAll()
 	sb, err := moat.New(cfg)
 	if err != nil {
-		return layer{Name: "network", Detail: strings.TrimPrefix(err.Error(), "moat: ")}
+		return layer{Name: "network", Detail: err.Error()}
 	}
 	defer sb.Close()
 	for _, l := range sb.Report().Layers {
@@ -254,7 +254,7 @@ func strictWorks() strictCheck {
 	f := addSandboxFlags(fs)
 	cfg, err := f.config()
 	if err != nil {
-		return strictCheck{Error: trimMoat(err)}
+		return strictCheck{Error: err.Error()}
 	}
 	e, _ := sandboxReport(cfg)
 	return checkOf(e)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/settings"
 )
 
 // usageError is a mistake on the command line. It exits 2.
@@ -13,9 +14,29 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-// usagef returns a usageError; format should read "subject: problem".
+// usagef returns a usageError; format should read "subject: problem". An
+// error among args is worded by flagWords.
 func usagef(format string, args ...any) error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = flagWords(err)
+		}
+	}
 	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// flagWords returns err's message with the setting a *moat.SettingError
+// in its chain concerns named as the command does: its flag before the
+// Config field the library names it by, "--home (Config.Home)".
+func flagWords(err error) string {
+	msg := err.Error()
+	var se *moat.SettingError
+	if errors.As(err, &se) {
+		if field := settings.Field(se.Setting); field != "" {
+			msg = strings.Replace(msg, field, settings.Words(se.Setting), 1)
+		}
+	}
+	return msg
 }
 
 // failure is moat itself failing, as opposed to the command it runs. It
@@ -38,10 +59,6 @@ func fail(err error) error {
 	return &failure{err: err}
 }
 
-// trimMoat drops the "moat: " prefix of a library error that a usage error
-// wraps again.
-func trimMoat(err error) string { return strings.TrimPrefix(err.Error(), "moat: ") }
-
 // exitStatus ends moat with code and prints nothing: the outcome was
 // already reported, as by doctor. cause, if any, is the error it stands
 // for, such as the command's *moat.ExitError, for --report-json.
@@ -54,9 +71,11 @@ func (e *exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.cod
 func (e *exitStatus) Unwrap() error { return e.cause }
 
 // errorLine formats err as moat's one-line message, "moat: subject:
-// problem", whether or not err already carries the "moat: " prefix.
+// problem". The library's errors carry no prefix: the command, their
+// outermost caller, adds it here. The loop drops one that an error of a
+// package not yet converted still carries (internal/proxy, the backends).
 func errorLine(err error) string {
-	msg := strings.Join(strings.Fields(err.Error()), " ")
+	msg := strings.Join(strings.Fields(flagWords(err)), " ")
 	for strings.HasPrefix(msg, "moat: ") {
 		msg = strings.TrimPrefix(msg, "moat: ")
 	}

@@ -155,14 +155,14 @@ func readPolicy(std stdio, path string) (*policy.Document, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, usagef("%s", trimMoat(&policy.DocumentError{Name: path, Err: err}))
+			return nil, usagef("%s", &policy.DocumentError{Name: path, Err: err})
 		}
 		defer f.Close()
 		r = f
 	}
 	d, err := policy.ReadDocument(path, r)
 	if err != nil {
-		return nil, usagef("%s", trimMoat(err))
+		return nil, usagef("%s", err)
 	}
 	return d, nil
 }
@@ -182,7 +182,7 @@ func readExecPolicy(std stdio, path string) (*policy.Document, *hostinput.Input,
 	}
 	d, err := policy.ReadDocument(path, bytes.NewReader(in.Data))
 	if err != nil {
-		return nil, nil, usagef("%s", trimMoat(err))
+		return nil, nil, usagef("%s", err)
 	}
 	return d, in, nil
 }
@@ -207,7 +207,7 @@ func setupError(err error) error {
 	if errors.As(err, &u) {
 		return err
 	}
-	return usagef("%s", trimMoat(err))
+	return usagef("%s", err)
 }
 
 // runExec runs one moat exec and returns its outcome for exitCode.
@@ -225,7 +225,7 @@ func runExec(std stdio, fs *pflag.FlagSet, o *execOptions, args []string) (err e
 		return err
 	}
 	if err := policyInput.CheckCurrent(configPlaces(plan.Config)); err != nil { // hostinputs.go
-		return usagef("%s", trimMoat(err))
+		return usagef("%s", err)
 	}
 	for _, w := range plan.Warnings {
 		fmt.Fprintln(std.err, w)

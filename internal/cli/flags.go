@@ -102,7 +102,7 @@ func (f *sandboxFlags) config() (moat.Config, error) {
 	}
 	out, err := res.Resolve(f.report.check) // reportjson.go: --report-json's place, before anything is opened or kept
 	if err != nil {
-		return moat.Config{}, usagef("%s", trimMoat(err))
+		return moat.Config{}, usagef("%s", err)
 	}
 	// A named working directory keeps its home's caches (and only them)
 	// unless --fresh-home or --home says otherwise; a fresh one has no

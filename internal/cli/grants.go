@@ -16,9 +16,10 @@ func (g *grantList) Set(s string) error {
 	if i <= 0 {
 		return errors.New("want PATH=MODE, MODE being r, rw, rx or rwx")
 	}
-	a, err := moat.ParseAccess(s[i+1:])
+	var a moat.Access
+	err := a.UnmarshalText([]byte(s[i+1:]))
 	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "moat: "))
+		return errors.New(err.Error())
 	}
 	*g = append(*g, moat.PathRequest{Path: s[:i], Access: a})
 	return nil

@@ -26,7 +26,7 @@ func (f *sandboxFlags) configVenv(w *os.File) (*moat.PythonConfig, error) {
 	}
 	vc, err := res.Python.VenvConfig()
 	if err != nil {
-		return nil, usagef("%s", trimMoat(err))
+		return nil, usagef("%s", err)
 	}
 	mgr := &moat.VenvManager{Progress: venvProgress(w)}
 	v, err := mgr.Create(context.Background(), vc)

@@ -31,7 +31,7 @@ const (
 func hostStore() (hostinput.Store, error) {
 	dir, err := moat.StateDir()
 	if err != nil {
-		return hostinput.Store{}, usagef("cannot check host inputs against earlier runs: %s", trimMoat(err))
+		return hostinput.Store{}, usagef("cannot check host inputs against earlier runs: %s", err)
 	}
 	return hostinput.Store{Dir: dir}, nil
 }
@@ -46,7 +46,7 @@ func readHostInput(path, subject string, max int64, current []hostinput.Place) (
 	}
 	in, err := hostinput.Read(path, hostinput.Options{Subject: subject, Max: max, Store: store, Current: current})
 	if err != nil {
-		return nil, usagef("%s", trimMoat(err))
+		return nil, usagef("%s", err)
 	}
 	return in, nil
 }
@@ -142,7 +142,7 @@ func configPlaces(cfg moat.Config) []hostinput.Place {
 func (f *sandboxFlags) checkHostInputs(res policy.Result) error {
 	places := resultPlaces(res)
 	if err := f.configInput.CheckCurrent(places); err != nil {
-		return usagef("%s", trimMoat(err))
+		return usagef("%s", err)
 	}
 	return checkPythonInputs(res.Python, places)
 }
@@ -162,7 +162,7 @@ func checkPythonInputs(p policy.Python, places []hostinput.Place) error {
 	if strings.Contains(p.Interpreter, "/") {
 		o.Subject, o.Max = "python interpreter", maxInterpreterBytes
 		if _, err := hostinput.Check(p.Interpreter, o); err != nil {
-			return usagef("%s", trimMoat(err))
+			return usagef("%s", err)
 		}
 	}
 	o.Subject = "--find-links directory"
@@ -171,7 +171,7 @@ func checkPythonInputs(p policy.Python, places []hostinput.Place) error {
 			continue
 		}
 		if err := hostinput.CheckDir(l, o); err != nil {
-			return usagef("%s", trimMoat(err))
+			return usagef("%s", err)
 		}
 	}
 	return nil

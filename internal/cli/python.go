@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/paths"
 	"github.com/moat-sandbox/moat/policy"
 )
 
@@ -223,7 +224,7 @@ func runPython(std stdio, flags *sandboxFlags, py *pythonFlags, quiet bool, args
 	}
 	vc, err := res.Python.VenvConfig()
 	if err != nil {
-		return usagef("%s", trimMoat(err))
+		return usagef("%s", err)
 	}
 	cfg, err := flags.config()
 	if err != nil {
@@ -281,7 +282,7 @@ func scriptInWorkDir(script, workDir string) bool {
 	if err == nil {
 		wd, err = filepath.EvalSymlinks(wd)
 	}
-	return err == nil && (script == wd || strings.HasPrefix(script, wd+string(filepath.Separator)))
+	return err == nil && paths.Under(script, wd)
 }
 
 // venvProgress reports Create's steps on w, one moat: line per step; on a

@@ -82,7 +82,7 @@ type redactFailure struct {
 }
 
 func (e *redactFailure) Error() string {
-	return "redact: " + e.what + ": " + strings.TrimPrefix(e.err.Error(), "moat: ")
+	return "redact: " + e.what + ": " + e.err.Error()
 }
 func (e *redactFailure) Unwrap() error { return e.err }
 

@@ -41,7 +41,7 @@ func checkModelInputs(opts redact.Options) error {
 	}
 	for _, f := range files {
 		if _, err := hostinput.Check(f.path, hostinput.Options{Subject: f.what, Max: maxModelBytes, Store: store}); err != nil {
-			return usagef("%s", trimMoat(err))
+			return usagef("%s", err)
 		}
 	}
 	return nil

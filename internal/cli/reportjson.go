@@ -58,7 +58,7 @@ func (r *reportJSON) check(cfg moat.Config) error {
 		if errors.As(err, &pe) {
 			return refuse(pe.Problem)
 		}
-		return refuse(trimMoat(err))
+		return refuse(err.Error())
 	}
 	if fi, err := os.Lstat(r.path); err == nil {
 		switch {

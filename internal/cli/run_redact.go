@@ -219,7 +219,7 @@ func (r *redactReport) pump(src io.Reader, w *redact.Writer, name string) {
 	}
 	r.mu.Lock()
 	r.fail = true
-	fmt.Fprintf(r.err, "moat: redact: %s stopped: %s\n", name, trimMoat(err))
+	fmt.Fprintf(r.err, "moat: redact: %s stopped: %s\n", name, err)
 	r.mu.Unlock()
 	io.Copy(io.Discard, src)
 }

@@ -92,7 +92,7 @@ func runSetup(ctx context.Context, std stdio, req setupRequest) error {
 	}
 	rep, err := model.Setup(ctx, mreq)
 	if err != nil {
-		fmt.Fprintln(std.err, errorLine(fmt.Errorf("setup: %s", trimMoat(err))))
+		fmt.Fprintln(std.err, errorLine(fmt.Errorf("setup: %s", err)))
 		return &exitStatus{code: exitSetupFailed}
 	}
 	out := std.out
@@ -114,7 +114,7 @@ func runSetup(ctx context.Context, std stdio, req setupRequest) error {
 	if lib, err := model.FindRuntimeLibrary("", req.cacheDir); err == nil {
 		fmt.Fprintf(out, "ONNX Runtime: %s\n", lib)
 	} else {
-		fmt.Fprintf(out, "Note: %s\n", trimMoat(err))
+		fmt.Fprintf(out, "Note: %s\n", err)
 	}
 	return nil
 }

@@ -37,9 +37,9 @@ func finish(sb *moat.Sandbox, w io.Writer, quiet bool, rep *reportJSON, runErr e
 	}
 	if closeErr != nil {
 		if runErr == nil {
-			return failf("close: %s", trimMoat(closeErr))
+			return failf("close: %s", closeErr)
 		}
-		fmt.Fprintln(w, errorLine(fmt.Errorf("close: %s", trimMoat(closeErr))))
+		fmt.Fprintln(w, errorLine(fmt.Errorf("close: %s", closeErr)))
 	}
 	var exited *moat.ExitError
 	if errors.As(runErr, &exited) && slices.Contains(printed, strings.TrimSpace(exited.Reason())) {

@@ -113,7 +113,7 @@ func runTrust(std stdio, list, remove, forget bool, args []string) error {
 	for _, a := range args {
 		pin, err := hostinput.PinOf(a, maxTrustBytes)
 		if err != nil {
-			return usagef("trust: %s", trimMoat(err))
+			return usagef("trust: %s", err)
 		}
 		if err := store.Trust(pin); err != nil {
 			return fail(err)

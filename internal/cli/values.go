@@ -206,9 +206,10 @@ func (v optionalBool) Type() string { return "bool" }
 // isolationValue is --isolation; nil until given.
 type isolationValue struct{ p *moat.Isolation }
 
-// Set parses s with moat.ParseIsolation.
+// Set parses s with moat.Isolation.UnmarshalText.
 func (v *isolationValue) Set(s string) error {
-	iso, err := moat.ParseIsolation(s)
+	var iso moat.Isolation
+	err := iso.UnmarshalText([]byte(s))
 	if err != nil {
 		return errors.New("want strict, default or permissive")
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // TestCompileEscapedDotComponents: a "." or ".." component is refused
@@ -144,7 +146,7 @@ func TestFragmentRefusals(t *testing.T) {
 			}
 			res, err := Materialize(Input{Root: cwd, Deny: deny})
 			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), "moat: invalid filesystem ") {
+				if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), "invalid filesystem ") {
 					t.Fatalf("err = %v, want one containing %q", err, tt.err)
 				}
 				return
@@ -174,7 +176,7 @@ func TestFragmentErrorQuotesOddPath(t *testing.T) {
 	if s := e.Error(); strings.ContainsRune(s, 0x1b) || !strings.Contains(s, `"/w/a\x1b[2Jb/.moat-deny"`) {
 		t.Errorf("Error() = %q", s)
 	}
-	if s := (&FragmentError{Path: "/w/p/.moat-deny", Err: os.ErrInvalid}).Error(); !strings.HasPrefix(s, "moat: invalid filesystem fragment /w/p/.moat-deny: ") {
+	if s := (&FragmentError{Path: "/w/p/.moat-deny", Err: os.ErrInvalid}).Error(); !strings.HasPrefix(s, "invalid filesystem fragment /w/p/.moat-deny: ") {
 		t.Errorf("Error() = %q", s)
 	}
 }
@@ -209,7 +211,7 @@ func FuzzMaterializeFragmentStaysInRoot(f *testing.F) {
 		}
 		for _, l := range [][]string{res.Deny, res.Writable, res.Readable, res.ReadOnly, res.Seal} {
 			for _, p := range l {
-				if !within(p, cwd) {
+				if !paths.Under(p, cwd) {
 					t.Fatalf("fragments %q / %q planned %s, outside the cwd", deny, writ, p)
 				}
 			}

@@ -28,7 +28,7 @@ const maxFragment = 1 << 20
 
 // FragmentError is a fragment file that cannot be used. Its message reads
 //
-//	moat: invalid filesystem fragment PATH: what is wrong
+//	invalid filesystem fragment PATH: what is wrong
 //
 // The zero value is not useful.
 type FragmentError struct {
@@ -42,7 +42,7 @@ type FragmentError struct {
 
 // Error returns the one-line message.
 func (e *FragmentError) Error() string {
-	s := "moat: invalid filesystem fragment " + quoteOdd(e.Path) + ": "
+	s := "invalid filesystem fragment " + quoteOdd(e.Path) + ": "
 	if e.Line > 0 {
 		s += "line " + strconv.Itoa(e.Line) + ": "
 	}

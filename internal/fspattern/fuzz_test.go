@@ -91,7 +91,7 @@ func FuzzCompile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pat, rel string) {
 		r, err := Compile(pat, o)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "moat: invalid filesystem pattern ") {
+			if !strings.HasPrefix(err.Error(), "invalid filesystem pattern ") {
 				t.Fatalf("Compile(%q): odd error %q", pat, err)
 			}
 			return

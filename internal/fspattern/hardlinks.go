@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // hardLinks finds the other names of the denied regular files, and of the
@@ -57,7 +59,7 @@ func (m *materializer) hardLinks() error {
 		denied[d] = true
 	}
 	insideDenied := func(p string) bool {
-		for d := filepath.Dir(p); within(d, m.in.Root) && d != m.in.Root; d = filepath.Dir(d) {
+		for d := filepath.Dir(p); paths.Under(d, m.in.Root) && d != m.in.Root; d = filepath.Dir(d) {
 			if denied[d] {
 				return true
 			}

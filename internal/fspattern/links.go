@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // stepExplicit is step without the "**" segments: the states that
@@ -18,11 +20,6 @@ func (r *Rule) stepExplicit(m uint64, name string) uint64 {
 		}
 	}
 	return r.closure(out)
-}
-
-// within reports whether p is root or lies below it.
-func within(p, root string) bool {
-	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
 }
 
 // throughLink decides what a deny pattern whose way passes through the
@@ -57,9 +54,9 @@ func (m *materializer) throughLink(j job, name, abs string, child []uint64, ce e
 	if err != nil {
 		return nil, &IndeterminateError{Path: abs, Err: bareErr(err)}
 	}
-	if !within(real, m.in.Root) {
+	if !paths.Under(real, m.in.Root) {
 		if named != nil {
-			return nil, errors.New("moat: filesystem policy: deny pattern " + strconv.Quote(named.Text) + " goes through the symbolic link " + strconv.Quote(abs) + ", which leads outside the working directory (to " + strconv.Quote(real) + "); deny the target by its own absolute path")
+			return nil, errors.New("filesystem policy: deny pattern " + strconv.Quote(named.Text) + " goes through the symbolic link " + strconv.Quote(abs) + ", which leads outside the working directory (to " + strconv.Quote(real) + "); deny the target by its own absolute path")
 		}
 		m.mu.Lock()
 		m.res.LinksOut = append(m.res.LinksOut, abs)

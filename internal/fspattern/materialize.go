@@ -130,7 +130,7 @@ func CompileAll(in Input) (deny, writable []*Rule, err error) {
 			for _, l := range lines {
 				r, err := Compile(l.Text, o)
 				if err != nil {
-					return nil, &FragmentError{Path: filepath.Join(in.Root, name), Line: l.N, Err: errors.New(strings.TrimPrefix(err.Error(), "moat: "))}
+					return nil, &FragmentError{Path: filepath.Join(in.Root, name), Line: l.N, Err: errors.New(err.Error())}
 				}
 				if r.Abs != "" {
 					// Deny, writable or a negation of either: a fragment
@@ -165,14 +165,14 @@ func CompileAll(in Input) (deny, writable []*Rule, err error) {
 // patterns are all literal by looking up those names alone.
 func Materialize(in Input) (*Result, error) {
 	if !filepath.IsAbs(in.Root) || filepath.Clean(in.Root) != in.Root {
-		return nil, errors.New("moat: filesystem policy: working directory " + strconv.Quote(in.Root) + " is not absolute and clean")
+		return nil, errors.New("filesystem policy: working directory " + strconv.Quote(in.Root) + " is not absolute and clean")
 	}
 	fi, err := os.Stat(in.Root)
 	if err != nil {
-		return nil, errors.New("moat: filesystem policy: working directory " + strconv.Quote(in.Root) + ": " + bareErr(err).Error())
+		return nil, errors.New("filesystem policy: working directory " + strconv.Quote(in.Root) + ": " + bareErr(err).Error())
 	}
 	if !fi.IsDir() {
-		return nil, errors.New("moat: filesystem policy: working directory " + strconv.Quote(in.Root) + ": not a directory")
+		return nil, errors.New("filesystem policy: working directory " + strconv.Quote(in.Root) + ": not a directory")
 	}
 	deny, writ, err := CompileAll(in)
 	if err != nil {
@@ -329,7 +329,7 @@ func (m *materializer) protect() error {
 	names := append([]string(nil), ProtectedNames...)
 	ents, err := os.ReadDir(root)
 	if err != nil {
-		return errors.New("moat: filesystem policy: working directory " + strconv.Quote(root) + ": " + bareErr(err).Error())
+		return errors.New("filesystem policy: working directory " + strconv.Quote(root) + ": " + bareErr(err).Error())
 	}
 	for _, e := range ents {
 		for _, p := range ProtectedPrefixes {

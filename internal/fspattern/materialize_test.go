@@ -85,7 +85,7 @@ func TestMaterialize(t *testing.T) {
 		{
 			name: "an unreadable fragment is an error",
 			cwd:  []string{".heimdall-deny/"},
-			err:  "moat: invalid filesystem fragment ",
+			err:  "invalid filesystem fragment ",
 		},
 		{
 			name: "an invalid fragment line names the file and line",

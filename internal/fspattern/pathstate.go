@@ -33,7 +33,7 @@ type IndeterminateError struct {
 
 // Error returns the one-line message.
 func (e *IndeterminateError) Error() string {
-	return "moat: filesystem path " + strconv.Quote(e.Path) + ": cannot tell whether it exists: " + e.Err.Error()
+	return "filesystem path " + strconv.Quote(e.Path) + ": cannot tell whether it exists: " + e.Err.Error()
 }
 
 // Unwrap returns Err.

@@ -90,7 +90,7 @@ type Options struct {
 
 // PatternError is an invalid pattern. Its message reads
 //
-//	moat: invalid filesystem pattern "X": what is wrong
+//	invalid filesystem pattern "X": what is wrong
 //
 // The zero value is not useful.
 type PatternError struct {
@@ -102,7 +102,7 @@ type PatternError struct {
 
 // Error returns the one-line message.
 func (e *PatternError) Error() string {
-	return "moat: invalid filesystem pattern " + strconv.Quote(e.Pattern) + ": " + e.Problem
+	return "invalid filesystem pattern " + strconv.Quote(e.Pattern) + ": " + e.Problem
 }
 
 // Compile compiles one pattern line. Blank lines and comments are the

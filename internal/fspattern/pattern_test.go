@@ -143,7 +143,7 @@ func TestCompileInvalid(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		if !strings.HasPrefix(msg, "moat: invalid filesystem pattern ") || !strings.Contains(msg, c.want) {
+		if !strings.HasPrefix(msg, "invalid filesystem pattern ") || !strings.Contains(msg, c.want) {
 			t.Errorf("Compile(%q) = %q, want the pattern error with %q", c.pat, msg, c.want)
 		}
 	}

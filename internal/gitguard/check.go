@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/controlfiles"
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // Change is one control path that differs between two snapshots.
@@ -346,7 +347,7 @@ func NeutraliseNew(place, dir, suffix string) []Finding {
 	newScanner(after).dotGit(dir)
 	var inside []Change
 	for _, c := range Diff(before, after) {
-		if isUnder(c.Path, dir) {
+		if paths.Under(c.Path, dir) {
 			inside = append(inside, c)
 		}
 	}

@@ -59,6 +59,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // ControlNames are the entries of a git directory that are control paths
@@ -229,7 +231,7 @@ func cleanPlaces(places []string) []string {
 	for _, p := range out {
 		inside := false
 		for _, q := range kept {
-			if isUnder(p, q) {
+			if paths.Under(p, q) {
 				inside = true
 				break
 			}
@@ -241,14 +243,9 @@ func cleanPlaces(places []string) []string {
 	return kept
 }
 
-// isUnder reports whether p is dir or lies below it.
-func isUnder(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
-}
-
 func (s *Snapshot) placeOf(p string) string {
 	for _, w := range s.places {
-		if isUnder(p, w) {
+		if paths.Under(p, w) {
 			return w
 		}
 	}

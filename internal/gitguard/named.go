@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // Paths a repository's configuration or hooks name. Pinning a git
@@ -455,7 +457,7 @@ func readDirBounded(dir string, n int) ([]os.DirEntry, error) {
 // A program there imports from the environment's site-packages, so
 // pinning the one file does not make it safe.
 func VenvRoot(p, stop string) string {
-	for d := filepath.Dir(p); isUnder(d, stop) && d != stop; d = filepath.Dir(d) {
+	for d := filepath.Dir(p); paths.Under(d, stop) && d != stop; d = filepath.Dir(d) {
 		if fi, err := os.Lstat(filepath.Join(d, "pyvenv.cfg")); err == nil && fi.Mode().IsRegular() {
 			return d
 		}

@@ -33,7 +33,7 @@ func (c Cache) SnapshotDir(repo, revision string) string {
 }
 
 // ErrNotCached is matched by [errors.Is] when [Cache.Lookup] finds no file.
-var ErrNotCached = errors.New("moat: not in the model cache")
+var ErrNotCached = errors.New("not in the model cache")
 
 // Lookup returns the path of file of repo at revision if the cache holds it
 // as a regular file (a link is followed), without touching the network.
@@ -47,10 +47,10 @@ func (c Cache) Lookup(repo, revision, file string) (string, error) {
 		return "", fmt.Errorf("%w: %s", ErrNotCached, p)
 	}
 	if err != nil {
-		return "", fmt.Errorf("moat: model cache: %w", err)
+		return "", fmt.Errorf("model cache: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("moat: model cache: %s is not a regular file", p)
+		return "", fmt.Errorf("model cache: %s is not a regular file", p)
 	}
 	return p, nil
 }
@@ -60,7 +60,7 @@ func (c Cache) Lookup(repo, revision, file string) (string, error) {
 func CheckFileName(file string) error {
 	if file == "" || strings.HasPrefix(file, "/") || strings.Contains(file, "\\") ||
 		path.Clean(file) != file || file == "." || file == ".." || strings.HasPrefix(file, "../") {
-		return fmt.Errorf("moat: model file %q: want a clean relative path", file)
+		return fmt.Errorf("model file %q: want a clean relative path", file)
 	}
 	return nil
 }
@@ -69,7 +69,7 @@ func CheckFileName(file string) error {
 func checkRepo(repo string) error {
 	owner, name, ok := strings.Cut(repo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") || owner == "." || owner == ".." || name == "." || name == ".." || strings.ContainsAny(repo, "\\ ") {
-		return fmt.Errorf("moat: repository %q: want owner/name", repo)
+		return fmt.Errorf("repository %q: want owner/name", repo)
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ func Home() (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
-		return "", errors.New("moat: hugging face cache: no HF_HOME and no home directory")
+		return "", errors.New("hugging face cache: no HF_HOME and no home directory")
 	}
 	return filepath.Join(home, ".cache", "huggingface"), nil
 }
@@ -71,7 +71,7 @@ func Token() (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", errors.New("moat: hugging face token file: " + err.Error())
+		return "", errors.New("hugging face token file: " + err.Error())
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	return strings.TrimSpace(line), nil

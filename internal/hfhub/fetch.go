@@ -94,7 +94,7 @@ func (c *Client) Fetch(ctx context.Context, repo, revision, file string) (Result
 		return res, err
 	}
 	if revision == "" || strings.ContainsAny(revision, "/\\") || revision == "." || revision == ".." {
-		return res, fmt.Errorf("moat: revision %q: want a commit id", revision)
+		return res, fmt.Errorf("revision %q: want a commit id", revision)
 	}
 	if !c.Force {
 		if p, err := c.Cache.Lookup(repo, revision, file); err == nil {
@@ -106,22 +106,22 @@ func (c *Client) Fetch(ctx context.Context, repo, revision, file string) (Result
 	}
 	want, err := c.revisionFile(ctx, repo, revision, file)
 	if err != nil {
-		return res, fmt.Errorf("moat: %s: %w", file, err)
+		return res, fmt.Errorf("%s: %w", file, err)
 	}
 	if max := c.maxSize(); want.size > max {
-		return res, fmt.Errorf("moat: %s: revision %s lists %d bytes, over the %d-byte ceiling of one file", file, revision, want.size, max)
+		return res, fmt.Errorf("%s: revision %s lists %d bytes, over the %d-byte ceiling of one file", file, revision, want.size, max)
 	}
 	m, err := c.head(ctx, repo, revision, file)
 	if err != nil {
-		return res, fmt.Errorf("moat: %s: %w", file, err)
+		return res, fmt.Errorf("%s: %w", file, err)
 	}
 	if err := agree(m, want, revision); err != nil {
-		return res, fmt.Errorf("moat: %s: %w", file, err)
+		return res, fmt.Errorf("%s: %w", file, err)
 	}
 	res.Size = m.size
 	blobs := filepath.Join(c.Cache.RepoDir(repo), "blobs")
 	if err := os.MkdirAll(blobs, 0o755); err != nil {
-		return res, fmt.Errorf("moat: %s: %w", file, err)
+		return res, fmt.Errorf("%s: %w", file, err)
 	}
 	blob := filepath.Join(blobs, m.etag)
 	if fi, err := os.Stat(blob); err == nil && fi.Mode().IsRegular() && fi.Size() == m.size && !c.Force {
@@ -131,11 +131,11 @@ func (c *Client) Fetch(ctx context.Context, repo, revision, file string) (Result
 		resumed, err := c.download(ctx, m, file, blob)
 		res.Resumed = resumed
 		if err != nil {
-			return res, fmt.Errorf("moat: %s: %w", file, err)
+			return res, fmt.Errorf("%s: %w", file, err)
 		}
 	}
 	if err := linkSnapshot(blob, res.Path); err != nil {
-		return res, fmt.Errorf("moat: %s: %w", file, err)
+		return res, fmt.Errorf("%s: %w", file, err)
 	}
 	return res, nil
 }

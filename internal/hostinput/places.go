@@ -10,7 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // Place is a directory a sandbox can write. The zero value is no place.
@@ -239,7 +240,7 @@ func within(p string, places []Place) (Place, bool) {
 			continue
 		}
 		r := resolvePlace(pl.Path)
-		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/") {
+		if paths.Under(p, r) {
 			return pl, true
 		}
 		if id, ok := idOf(r); ok {
@@ -282,7 +283,7 @@ func userMayChange(p string) bool {
 func underAny(p string, roots []string) bool {
 	for _, r := range roots {
 		r = resolvePlace(r)
-		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/") {
+		if paths.Under(p, r) {
 			return true
 		}
 	}

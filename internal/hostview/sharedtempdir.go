@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // A directory in shared temp is never shown on its own account (see
@@ -44,7 +46,7 @@ type Owner struct {
 // p lies strictly beneath, or "".
 func UnderSharedTemp(p string, dirs []string) string {
 	for _, d := range dirs {
-		if strings.HasPrefix(p, d+"/") {
+		if p != d && paths.Under(p, d) {
 			return d
 		}
 	}

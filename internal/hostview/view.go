@@ -3,8 +3,8 @@ package hostview
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/moat-sandbox/moat/internal/paths"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -120,7 +120,7 @@ func View(in Input) spec.View {
 // level.
 func Readable(v spec.View, p string, level spec.Level) bool {
 	for _, q := range v.Protected {
-		if p == q || strings.HasPrefix(p, q+"/") {
+		if paths.Under(p, q) {
 			return false
 		}
 	}
@@ -128,7 +128,7 @@ func Readable(v spec.View, p string, level spec.Level) bool {
 		return true
 	}
 	for _, r := range v.HomeRead {
-		if p == r || strings.HasPrefix(p, r+"/") {
+		if paths.Under(p, r) {
 			return true
 		}
 	}

@@ -14,6 +14,7 @@ func TestUnder(t *testing.T) {
 	}{
 		{"/a", "/a", true}, {"/a/b", "/a", true}, {"/ab", "/a", false}, {"/a", "/a/b", false},
 		{"/x", "/", true}, {"/", "/", true}, {"/a/b/c", "/a/b", true},
+		{"/a/b", "/a/c", false}, {"/b", "/a", false}, {"/a/bc", "/a/b", false},
 	} {
 		if got := Under(tc.p, tc.dir); got != tc.want {
 			t.Errorf("Under(%q, %q) = %v, want %v", tc.p, tc.dir, got, tc.want)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // Target is one path to restore: where it lies in the entry, and the path
@@ -64,7 +66,7 @@ func find(e Entry, want string) (Target, bool) {
 			continue
 		}
 		src := filepath.Join(p.Dir, rel)
-		if !strings.HasPrefix(src, p.Dir+"/") {
+		if src == p.Dir || !paths.Under(src, p.Dir) {
 			continue
 		}
 		if _, err := os.Lstat(src); err == nil {

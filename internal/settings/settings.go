@@ -47,6 +47,8 @@ var table = []Setting{
 	{ID: "env", Flag: "--env", Placeholder: "NAME", Field: "Config.Env"},
 	{ID: "home", Flag: "--home", Placeholder: "DIR", Field: "Config.Home"},
 	{ID: "isolation", Flag: "--isolation", Placeholder: "LEVEL", Field: "Config.Isolation"},
+	{ID: "workdir", Flag: "--workdir", Placeholder: "DIR", Field: "Config.WorkDir"},
+	{ID: "workdir.allow-home", Flag: "--allow-home-workdir", Field: "Config.AllowHomeWorkDir"},
 	{ID: "protect.user-home", Flag: "--protect-user-home", Placeholder: "BOOL", Field: "SecurityConfig.ProtectUserHome", Joined: true},
 	{ID: "protect.credentials", Flag: "--protect-credentials", Placeholder: "BOOL", Field: "SecurityConfig.ProtectCredentials", Joined: true},
 	{ID: "protect.shell-history", Flag: "--protect-shell-history", Placeholder: "BOOL", Field: "SecurityConfig.ProtectShellHistory", Joined: true},
@@ -86,6 +88,24 @@ func All() []Setting {
 		out[i].Needs = append([]string(nil), s.Needs...)
 	}
 	return out
+}
+
+// Words returns how the moat command names the setting called id in a
+// message that names it by its Config field: the flag, then the field in
+// brackets, e.g. "--home (Config.Home)". An unknown id gives "".
+func Words(id string) string {
+	s, ok := Lookup(id)
+	if !ok {
+		return ""
+	}
+	return s.Flag + " (" + s.Field + ")"
+}
+
+// Field returns the Config field of the setting called id, or "" for an
+// unknown id.
+func Field(id string) string {
+	s, _ := Lookup(id)
+	return s.Field
 }
 
 // Args returns the command-line arguments that give the setting value:

@@ -76,3 +76,18 @@ func TestAllIsACopy(t *testing.T) {
 		}
 	}
 }
+
+func TestWords(t *testing.T) {
+	for _, tc := range []struct{ id, words, field string }{
+		{"home", "--home (Config.Home)", "Config.Home"},
+		{"workdir.allow-home", "--allow-home-workdir (Config.AllowHomeWorkDir)", "Config.AllowHomeWorkDir"},
+		{"no.such", "", ""},
+	} {
+		if got := Words(tc.id); got != tc.words {
+			t.Errorf("Words(%q) = %q, want %q", tc.id, got, tc.words)
+		}
+		if got := Field(tc.id); got != tc.field {
+			t.Errorf("Field(%q) = %q, want %q", tc.id, got, tc.field)
+		}
+	}
+}

@@ -55,11 +55,11 @@ func writeBuildRecord(manifest string, r buildRecord) error {
 	}
 	p := buildRecordPath(manifest)
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("moat: venv build record %q: %v", p, bare(err))
+		return fmt.Errorf("venv build record %q: %v", p, bare(err))
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
 	if err != nil {
-		return fmt.Errorf("moat: venv build record %q: %v", p, bare(err))
+		return fmt.Errorf("venv build record %q: %v", p, bare(err))
 	}
 	_, err = f.Write(data)
 	if err == nil {
@@ -70,7 +70,7 @@ func writeBuildRecord(manifest string, r buildRecord) error {
 	}
 	if err != nil {
 		_ = os.Remove(p)
-		return fmt.Errorf("moat: venv build record %q: %v", p, bare(err))
+		return fmt.Errorf("venv build record %q: %v", p, bare(err))
 	}
 	syncDir(filepath.Dir(p))
 	return nil
@@ -122,14 +122,14 @@ func sweepKilledBuild(path, manifest string) (string, error) {
 	}
 	if err != nil {
 		// Not a record Create wrote: name it rather than guess.
-		return "", fmt.Errorf("moat: venv build record %q: %v; remove it to build again", buildRecordPath(manifest), bare(err))
+		return "", fmt.Errorf("venv build record %q: %v; remove it to build again", buildRecordPath(manifest), bare(err))
 	}
 	what := ""
 	if r.Made && r.Path == path {
 		// The manifest, if any, describes what was there before the
 		// killed build began: none of it is left.
 		if err := os.Remove(manifest); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("moat: venv manifest %q: %v", manifest, bare(err))
+			return "", fmt.Errorf("venv manifest %q: %v", manifest, bare(err))
 		}
 		undoCreate(path, r.Existed)
 		what = fmt.Sprintf("removed the half-built venv %s left by a build that was stopped (moat pid %d)", path, r.Pid)

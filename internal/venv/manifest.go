@@ -70,7 +70,7 @@ func KeyOf(s Spec, extra string) (string, error) {
 	}
 	for _, p := range s.Packages {
 		if err := CheckPackage(p); err != nil {
-			return "", fmt.Errorf("moat: venv: package %q: %v", p, err)
+			return "", fmt.Errorf("venv: package %q: %v", p, err)
 		}
 	}
 	m := Manifest{Format: manifestFormat, Interpreter: interp + extra, Packages: PackageSet(s.Packages), SystemSitePackages: s.SystemSitePackages}
@@ -88,7 +88,7 @@ func ReadManifest(file string) (Manifest, error) {
 	dec := json.NewDecoder(&limited{f: f, n: maxManifest})
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return Manifest{}, fmt.Errorf("moat: venv manifest %q: %v", file, err)
+		return Manifest{}, fmt.Errorf("venv manifest %q: %v", file, err)
 	}
 	return m, nil
 }
@@ -130,14 +130,14 @@ func (l *limited) Read(p []byte) (int, error) {
 func WriteManifest(file string, m Manifest) error {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("moat: venv manifest %q: %v", file, err)
+		return fmt.Errorf("venv manifest %q: %v", file, err)
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := file + ".tmp-" + hex.EncodeToString(rnd[:])
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
 	if err != nil {
-		return fmt.Errorf("moat: venv manifest %q: %v", file, bare(err))
+		return fmt.Errorf("venv manifest %q: %v", file, bare(err))
 	}
 	_, err = f.Write(append(data, '\n'))
 	if err == nil {
@@ -151,7 +151,7 @@ func WriteManifest(file string, m Manifest) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("moat: venv manifest %q: %v", file, bare(err))
+		return fmt.Errorf("venv manifest %q: %v", file, bare(err))
 	}
 	return nil
 }

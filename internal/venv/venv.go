@@ -161,18 +161,18 @@ type Env struct {
 // reused only once a build of it completed.
 func Create(ctx context.Context, s Spec) (*Env, error) {
 	if s.Path == "" {
-		return nil, errors.New("moat: venv: no path")
+		return nil, errors.New("venv: no path")
 	}
 	if s.Manifest == "" {
-		return nil, errors.New("moat: venv: no manifest path")
+		return nil, errors.New("venv: no manifest path")
 	}
 	for _, p := range s.Packages {
 		if err := CheckPackage(p); err != nil {
-			return nil, fmt.Errorf("moat: venv: package %q: %v", p, err)
+			return nil, fmt.Errorf("venv: package %q: %v", p, err)
 		}
 	}
 	if err := CheckIndex(s.Index); err != nil {
-		return nil, fmt.Errorf("moat: venv: %v", err)
+		return nil, fmt.Errorf("venv: %v", err)
 	}
 	look := s.LookPath
 	if look == nil {
@@ -184,7 +184,7 @@ func Create(ctx context.Context, s Spec) (*Env, error) {
 	}
 	path, err := filepath.Abs(s.Path)
 	if err != nil {
-		return nil, fmt.Errorf("moat: venv %q: %v", s.Path, err)
+		return nil, fmt.Errorf("venv %q: %v", s.Path, err)
 	}
 	want := Manifest{Format: manifestFormat, Interpreter: interp, Packages: PackageSet(s.Packages), SystemSitePackages: s.SystemSitePackages}
 	progress := func(e Event) {
@@ -234,7 +234,7 @@ func Create(ctx context.Context, s Spec) (*Env, error) {
 		if out, err := runHost(ctx, argv, uvEnv(uv, s.BuildCache)...); err != nil {
 			undoCreate(path, existed)
 			removeBuildRecord(s.Manifest)
-			return nil, fmt.Errorf("moat: venv %q: creating it with %s failed: %s", path, filepath.Base(argv[0]), out)
+			return nil, fmt.Errorf("venv %q: creating it with %s failed: %s", path, filepath.Base(argv[0]), out)
 		}
 	}
 	env, err := Open(path)
@@ -291,13 +291,13 @@ func install(ctx context.Context, s Spec, env *Env, uv, interp string, packages 
 		return nil
 	}
 	if s.Install == nil {
-		return fmt.Errorf("moat: venv %q: no install sandbox; moat installs packages only in a sandbox of their own", env.Path)
+		return fmt.Errorf("venv %q: no install sandbox; moat installs packages only in a sandbox of their own", env.Path)
 	}
 	if s.BuildCache == "" || !filepath.IsAbs(s.BuildCache) {
-		return fmt.Errorf("moat: venv %q: no build cache", env.Path)
+		return fmt.Errorf("venv %q: no build cache", env.Path)
 	}
 	if err := os.MkdirAll(s.BuildCache, 0o700); err != nil {
-		return fmt.Errorf("moat: venv build cache %q: %v", s.BuildCache, bare(err))
+		return fmt.Errorf("venv build cache %q: %v", s.BuildCache, bare(err))
 	}
 	total := len(packages)
 	if total > 0 {
@@ -330,12 +330,12 @@ func install(ctx context.Context, s Spec, env *Env, uv, interp string, packages 
 		if len(packages) == 0 {
 			what = "installing pip"
 		}
-		return fmt.Errorf("moat: venv %q: %s failed: %s", env.Path, what, Gist(stderr.String(), stdout.tail, err))
+		return fmt.Errorf("venv %q: %s failed: %s", env.Path, what, Gist(stderr.String(), stdout.tail, err))
 	}
 	var system []string
 	if s.SystemSitePackages && len(packages) > 0 {
 		if system, err = systemSitePackages(ctx, interp); err != nil {
-			return fmt.Errorf("moat: venv %q: asking %s for its site-packages: %v", env.Path, interp, err)
+			return fmt.Errorf("venv %q: asking %s for its site-packages: %v", env.Path, interp, err)
 		}
 	}
 	site, err := sitePackagesOf(env.Path)
@@ -343,7 +343,7 @@ func install(ctx context.Context, s Spec, env *Env, uv, interp string, packages 
 		err = checkInstalled(site, system, packages)
 	}
 	if err != nil {
-		return fmt.Errorf("moat: venv %q: %v", env.Path, err)
+		return fmt.Errorf("venv %q: %v", env.Path, err)
 	}
 	return nil
 }
@@ -425,14 +425,14 @@ func checkTarget(path string, want Manifest, manifest string) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("moat: venv %q: %v", path, bare(err))
+		return false, fmt.Errorf("venv %q: %v", path, bare(err))
 	}
 	if !fi.IsDir() {
-		return false, fmt.Errorf("moat: venv %q: not a directory", path)
+		return false, fmt.Errorf("venv %q: not a directory", path)
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return false, fmt.Errorf("moat: venv %q: %v", path, bare(err))
+		return false, fmt.Errorf("venv %q: %v", path, bare(err))
 	}
 	if len(entries) == 0 {
 		return false, nil
@@ -442,10 +442,10 @@ func checkTarget(path string, want Manifest, manifest string) (bool, error) {
 		return false, err
 	}
 	if ssp := strings.EqualFold(cfg["include-system-site-packages"], "true"); ssp != want.SystemSitePackages {
-		return false, fmt.Errorf("moat: venv %q: made %s system site-packages, asked %s; remove it or use another path", path, with(ssp), with(want.SystemSitePackages))
+		return false, fmt.Errorf("venv %q: made %s system site-packages, asked %s; remove it or use another path", path, with(ssp), with(want.SystemSitePackages))
 	}
 	if m, err := ReadManifest(manifest); err == nil && m.Interpreter != want.Interpreter {
-		return false, fmt.Errorf("moat: venv %q: made with the interpreter %s, not %s; remove it or use another path", path, m.Interpreter, want.Interpreter)
+		return false, fmt.Errorf("venv %q: made with the interpreter %s, not %s; remove it or use another path", path, m.Interpreter, want.Interpreter)
 	}
 	return true, nil
 }
@@ -462,11 +462,11 @@ func with(b bool) string {
 func Open(path string) (*Env, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("moat: venv %q: %v", path, err)
+		return nil, fmt.Errorf("venv %q: %v", path, err)
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, fmt.Errorf("moat: venv %q: %v", path, bare(err))
+		return nil, fmt.Errorf("venv %q: %v", path, bare(err))
 	}
 	cfg, err := readPyvenvCfg(real)
 	if err != nil {
@@ -475,11 +475,11 @@ func Open(path string) (*Env, error) {
 	py := filepath.Join(real, "bin", "python")
 	target, err := filepath.EvalSymlinks(py)
 	if err != nil {
-		return nil, fmt.Errorf("moat: venv %q: not a venv: no usable bin/python (%v)", path, bare(err))
+		return nil, fmt.Errorf("venv %q: not a venv: no usable bin/python (%v)", path, bare(err))
 	}
 	fi, err := os.Stat(target)
 	if err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-		return nil, fmt.Errorf("moat: venv %q: not a venv: bin/python is not an executable file", path)
+		return nil, fmt.Errorf("venv %q: not a venv: bin/python is not an executable file", path)
 	}
 	// The prefix (which moat opens read and execute to the code's
 	// sandbox) comes from pyvenv.cfg's home, which the host's venv module
@@ -511,18 +511,18 @@ const maxPyvenvCfg = 64 << 10
 func readPyvenvCfg(dir string) (map[string]string, error) {
 	f, err := os.OpenFile(filepath.Join(dir, "pyvenv.cfg"), os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
-		return nil, fmt.Errorf("moat: venv %q: not a venv: no pyvenv.cfg", dir)
+		return nil, fmt.Errorf("venv %q: not a venv: no pyvenv.cfg", dir)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("moat: venv %q: not a venv: pyvenv.cfg is not a regular file", dir)
+		return nil, fmt.Errorf("venv %q: not a venv: pyvenv.cfg is not a regular file", dir)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxPyvenvCfg+1))
 	if err != nil {
-		return nil, fmt.Errorf("moat: venv %q: pyvenv.cfg: %v", dir, bare(err))
+		return nil, fmt.Errorf("venv %q: pyvenv.cfg: %v", dir, bare(err))
 	}
 	if len(data) > maxPyvenvCfg {
-		return nil, fmt.Errorf("moat: venv %q: pyvenv.cfg is larger than %d bytes", dir, maxPyvenvCfg)
+		return nil, fmt.Errorf("venv %q: pyvenv.cfg is larger than %d bytes", dir, maxPyvenvCfg)
 	}
 	return ParsePyvenvCfg(data), nil
 }
@@ -557,22 +557,22 @@ func Interpreter(name string, look func(string) (string, error)) (string, error)
 			if !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
 				// Found, but refused (a program a sandbox could have
 				// written): the caller's look says why.
-				return "", fmt.Errorf("moat: python: %w", err)
+				return "", fmt.Errorf("python: %w", err)
 			}
-			return "", fmt.Errorf("moat: python: %s not found on the host's PATH; install Python 3 or name an interpreter (--python)", name)
+			return "", fmt.Errorf("python: %s not found on the host's PATH; install Python 3 or name an interpreter (--python)", name)
 		}
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return "", fmt.Errorf("moat: python %q: %v", name, bare(err))
+		return "", fmt.Errorf("python %q: %v", name, bare(err))
 	}
 	abs, err := filepath.Abs(real)
 	if err != nil {
-		return "", fmt.Errorf("moat: python %q: %v", name, err)
+		return "", fmt.Errorf("python %q: %v", name, err)
 	}
 	fi, err := os.Stat(abs)
 	if err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-		return "", fmt.Errorf("moat: python %q: not an executable file", name)
+		return "", fmt.Errorf("python %q: not an executable file", name)
 	}
 	return abs, nil
 }
@@ -586,10 +586,10 @@ func chooseBackend(b Backend, look func(string) (string, error)) (string, error)
 	case UV:
 		p, err := look("uv")
 		if err != nil && !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("moat: venv: uv: %w", err)
+			return "", fmt.Errorf("venv: uv: %w", err)
 		}
 		if err != nil {
-			return "", errors.New("moat: venv: uv was asked for (--venv-backend uv) but is not installed on the host's PATH; install it, or use --venv-backend python")
+			return "", errors.New("venv: uv was asked for (--venv-backend uv) but is not installed on the host's PATH; install it, or use --venv-backend python")
 		}
 		return p, nil
 	}
@@ -646,7 +646,7 @@ func checkSystemSite(path string, want bool) error {
 		return err
 	}
 	if got := strings.EqualFold(cfg["include-system-site-packages"], "true"); got != want {
-		return fmt.Errorf("moat: venv %q: made %s system site-packages, asked %s", path, with(got), with(want))
+		return fmt.Errorf("venv %q: made %s system site-packages, asked %s", path, with(got), with(want))
 	}
 	return nil
 }

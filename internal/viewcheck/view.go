@@ -11,7 +11,8 @@ package viewcheck
 import (
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/moat-sandbox/moat/internal/paths"
 )
 
 // Need is what a command needs of a path. The zero value needs it to be
@@ -176,7 +177,7 @@ func (v *View) protected(p string) bool {
 // opens p again.
 func (v *View) opened(p, q string) bool {
 	for _, g := range v.Granted {
-		if isUnder(p, g) && isUnder(g, q) && g != q {
+		if paths.Under(p, g) && paths.Under(g, q) && g != q {
 			return true
 		}
 	}
@@ -217,29 +218,17 @@ func (v *View) everything(real string) bool {
 // under reports whether p is one of roots or beneath one.
 func under(p string, roots []string) bool {
 	for _, r := range roots {
-		if isUnder(p, r) {
+		if paths.Under(p, r) {
 			return true
 		}
 	}
 	return false
 }
 
-// isUnder reports whether the clean path p is root or beneath it, without
-// allocating: the protected list alone has hundreds of entries.
-func isUnder(p, root string) bool {
-	switch {
-	case root == "/":
-		return strings.HasPrefix(p, "/")
-	case len(p) == len(root):
-		return p == root
-	}
-	return len(p) > len(root) && p[len(root)] == '/' && p[:len(root)] == root
-}
-
 // strictlyUnder reports whether p lies beneath, not at, one of roots.
 func strictlyUnder(p string, roots []string) bool {
 	for _, r := range roots {
-		if p != r && isUnder(p, r) {
+		if p != r && paths.Under(p, r) {
 			return true
 		}
 	}

@@ -74,7 +74,7 @@ func ParseVariant(s string) (Variant, error) {
 	}
 	v := Variant(strings.ToLower(strings.TrimSpace(s)))
 	if _, ok := variantFiles[v]; !ok {
-		return "", fmt.Errorf("moat: model variant %q: want one of %s", s, VariantNames(", "))
+		return "", fmt.Errorf("model variant %q: want one of %s", s, VariantNames(", "))
 	}
 	return v, nil
 }
@@ -140,7 +140,7 @@ func ParseRevision(rev string) (string, error) {
 	}
 	r := strings.ToLower(strings.TrimSpace(rev))
 	if !ValidRevision(r) {
-		return "", fmt.Errorf("moat: model revision %q: want a 40-hex-digit commit id", rev)
+		return "", fmt.Errorf("model revision %q: want a 40-hex-digit commit id", rev)
 	}
 	return r, nil
 }

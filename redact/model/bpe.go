@@ -101,7 +101,7 @@ func (t *Tokenizer) merge(word string) ([]int, error) {
 	for i := 0; i < len(word); i++ {
 		id := t.byteIDs[word[i]]
 		if id < 0 {
-			return nil, fmt.Errorf("moat: tokenizer: byte 0x%02x has no token in the vocabulary", word[i])
+			return nil, fmt.Errorf("tokenizer: byte 0x%02x has no token in the vocabulary", word[i])
 		}
 		syms[i] = symbol{id: id, prev: i - 1, next: i + 1}
 	}

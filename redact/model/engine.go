@@ -46,13 +46,13 @@ type Engine struct {
 // size in tokens (model_max_length), at least 3.
 func NewEngine(tok *Tokenizer, cfg Config, biases Biases, limit int, run Runner) (*Engine, error) {
 	if tok == nil || run == nil {
-		return nil, errors.New("moat: privacy filter: no tokenizer or runner")
+		return nil, errors.New("privacy filter: no tokenizer or runner")
 	}
 	if len(cfg.Labels) != NumLabels {
-		return nil, fmt.Errorf("moat: privacy filter: %d labels, want %d", len(cfg.Labels), NumLabels)
+		return nil, fmt.Errorf("privacy filter: %d labels, want %d", len(cfg.Labels), NumLabels)
 	}
 	if limit < 3 {
-		return nil, fmt.Errorf("moat: privacy filter: token limit %d: want at least 3", limit)
+		return nil, fmt.Errorf("privacy filter: token limit %d: want at least 3", limit)
 	}
 	return &Engine{tok: tok, cfg: cfg, dec: NewDecoder(cfg.Labels, biases), limit: limit, run: run, batch: DefaultBatch}, nil
 }
@@ -79,7 +79,7 @@ func ReadAssets(p Paths) (Assets, error) {
 	read := func(name, path string) ([]byte, error) {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("moat: privacy filter: %s: %v", name, err)
+			return nil, fmt.Errorf("privacy filter: %s: %v", name, err)
 		}
 		return b, nil
 	}
@@ -89,25 +89,25 @@ func ReadAssets(p Paths) (Assets, error) {
 		return a, err
 	}
 	if a.Config, err = ParseConfig(b); err != nil {
-		return a, fmt.Errorf("moat: privacy filter: %v", err)
+		return a, fmt.Errorf("privacy filter: %v", err)
 	}
 	if b, err = read(CalibrationFile, p.Calibration); err != nil {
 		return a, err
 	}
 	if a.Biases, err = ParseCalibration(b); err != nil {
-		return a, fmt.Errorf("moat: privacy filter: %v", err)
+		return a, fmt.Errorf("privacy filter: %v", err)
 	}
 	if b, err = read(TokenizerConfigFile, p.TokenizerConfig); err != nil {
 		return a, err
 	}
 	if a.TokenLimit, err = ParseMaxLength(b); err != nil {
-		return a, fmt.Errorf("moat: privacy filter: %v", err)
+		return a, fmt.Errorf("privacy filter: %v", err)
 	}
 	if b, err = read(TokenizerFile, p.Tokenizer); err != nil {
 		return a, err
 	}
 	if a.Tokenizer, err = ParseTokenizer(b); err != nil {
-		return a, fmt.Errorf("moat: privacy filter: %v", err)
+		return a, fmt.Errorf("privacy filter: %v", err)
 	}
 	a.ONNX, a.SnapshotDir = p.ONNX, p.Dir
 	return a, nil
@@ -209,10 +209,10 @@ func (e *Engine) runBatch(ids []int64, ws []Window) ([][][]float32, error) {
 	}
 	flat, err := e.run.Run(in, mask, B, T)
 	if err != nil {
-		return nil, fmt.Errorf("moat: privacy filter: model: %w", err)
+		return nil, fmt.Errorf("privacy filter: model: %w", err)
 	}
 	if len(flat) != B*T*NumLabels {
-		return nil, fmt.Errorf("moat: privacy filter: model returned %d logits, want %d×%d×%d", len(flat), B, T, NumLabels)
+		return nil, fmt.Errorf("privacy filter: model returned %d logits, want %d×%d×%d", len(flat), B, T, NumLabels)
 	}
 	out := make([][][]float32, B)
 	for k, w := range ws {

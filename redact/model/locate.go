@@ -13,7 +13,7 @@ import (
 
 // ErrNotReady is matched by [errors.Is] when the model's assets are not in
 // the cache: run moat setup first. The engine never downloads.
-var ErrNotReady = errors.New("moat: privacy filter is not set up")
+var ErrNotReady = errors.New("privacy filter is not set up")
 
 // Paths are the cached files of one variant at one revision. The zero value
 // names nothing.
@@ -132,7 +132,7 @@ func FindRuntimeLibrary(explicit, cacheDir string) (string, error) {
 			continue
 		}
 		if fi, err := os.Stat(c.path); err != nil || fi.IsDir() {
-			return "", fmt.Errorf("moat: onnx runtime: %s %q: not a library file", c.what, c.path)
+			return "", fmt.Errorf("onnx runtime: %s %q: not a library file", c.what, c.path)
 		}
 		return c.path, nil
 	}
@@ -146,7 +146,7 @@ func FindRuntimeLibrary(explicit, cacheDir string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("moat: onnx runtime: no %s: set %s to the library's path or copy it into %s (npm's onnxruntime-node package ships it)",
+	return "", fmt.Errorf("onnx runtime: no %s: set %s to the library's path or copy it into %s (npm's onnxruntime-node package ships it)",
 		RuntimeLibraryNames()[0], RuntimeEnv, dir)
 }
 

@@ -32,13 +32,13 @@ func initRuntime(lib string) error {
 	defer runtimeMu.Unlock()
 	if ort.IsInitialized() {
 		if lib != runtimeLib {
-			return fmt.Errorf("moat: onnx runtime: already loaded from %s, cannot load %s too", runtimeLib, lib)
+			return fmt.Errorf("onnx runtime: already loaded from %s, cannot load %s too", runtimeLib, lib)
 		}
 		return nil
 	}
 	ort.SetSharedLibraryPath(lib)
 	if err := ort.InitializeEnvironment(); err != nil {
-		return fmt.Errorf("moat: onnx runtime %s: %v", lib, err)
+		return fmt.Errorf("onnx runtime %s: %v", lib, err)
 	}
 	runtimeLib = lib
 	return nil
@@ -56,7 +56,7 @@ func Open(opts redact.Options) (redact.Detector, error) {
 // [Engine.Close].
 func OpenEngine(opts redact.Options) (*Engine, error) {
 	if ep := strings.ToLower(opts.ExecutionProvider); ep != "" && ep != "cpu" {
-		return nil, fmt.Errorf("moat: privacy filter: execution provider %q: this build has cpu only", opts.ExecutionProvider)
+		return nil, fmt.Errorf("privacy filter: execution provider %q: this build has cpu only", opts.ExecutionProvider)
 	}
 	p, err := Locate(opts)
 	if err != nil {
@@ -99,7 +99,7 @@ type onnxRunner struct {
 func newONNXRunner(path string) (*onnxRunner, error) {
 	ins, outs, err := ort.GetInputOutputInfo(path)
 	if err != nil {
-		return nil, fmt.Errorf("moat: privacy filter: %s: %v", path, err)
+		return nil, fmt.Errorf("privacy filter: %s: %v", path, err)
 	}
 	names := make([]string, len(ins))
 	for i, in := range ins {
@@ -107,7 +107,7 @@ func newONNXRunner(path string) (*onnxRunner, error) {
 	}
 	sort.Strings(names)
 	if strings.Join(names, ",") != "attention_mask,input_ids" {
-		return nil, fmt.Errorf("moat: privacy filter: model inputs %v: want exactly attention_mask and input_ids", names)
+		return nil, fmt.Errorf("privacy filter: model inputs %v: want exactly attention_mask and input_ids", names)
 	}
 	var out *ort.InputOutputInfo
 	for i := range outs {
@@ -119,7 +119,7 @@ func newONNXRunner(path string) (*onnxRunner, error) {
 		out = &outs[0]
 	}
 	if out == nil {
-		return nil, fmt.Errorf("moat: privacy filter: model has %d outputs and none named logits", len(outs))
+		return nil, fmt.Errorf("privacy filter: model has %d outputs and none named logits", len(outs))
 	}
 	r := &onnxRunner{output: out.Name, rank: len(out.Dimensions)}
 	switch out.DataType {
@@ -127,28 +127,28 @@ func newONNXRunner(path string) (*onnxRunner, error) {
 	case ort.TensorElementDataTypeFloat16:
 		r.half = true
 	default:
-		return nil, fmt.Errorf("moat: privacy filter: logits of type %v: want float32 or float16", out.DataType)
+		return nil, fmt.Errorf("privacy filter: logits of type %v: want float32 or float16", out.DataType)
 	}
 	if r.rank != 2 && r.rank != 3 {
-		return nil, fmt.Errorf("moat: privacy filter: logits of rank %d: want [batch, tokens, %d] or [tokens, %d]", r.rank, NumLabels, NumLabels)
+		return nil, fmt.Errorf("privacy filter: logits of rank %d: want [batch, tokens, %d] or [tokens, %d]", r.rank, NumLabels, NumLabels)
 	}
 	if c := out.Dimensions[r.rank-1]; c > 0 && c != NumLabels {
-		return nil, fmt.Errorf("moat: privacy filter: logits have %d classes, want %d", c, NumLabels)
+		return nil, fmt.Errorf("privacy filter: logits have %d classes, want %d", c, NumLabels)
 	}
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
-		return nil, fmt.Errorf("moat: privacy filter: %v", err)
+		return nil, fmt.Errorf("privacy filter: %v", err)
 	}
 	defer opts.Destroy()
 	if err := opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll); err != nil {
-		return nil, fmt.Errorf("moat: privacy filter: %v", err)
+		return nil, fmt.Errorf("privacy filter: %v", err)
 	}
 	if err := opts.SetIntraOpNumThreads(min(4, runtime.NumCPU())); err != nil {
-		return nil, fmt.Errorf("moat: privacy filter: %v", err)
+		return nil, fmt.Errorf("privacy filter: %v", err)
 	}
 	s, err := ort.NewDynamicAdvancedSession(path, []string{"input_ids", "attention_mask"}, []string{r.output}, opts)
 	if err != nil {
-		return nil, fmt.Errorf("moat: privacy filter: %s: %v", path, err)
+		return nil, fmt.Errorf("privacy filter: %s: %v", path, err)
 	}
 	r.s = s
 	return r, nil

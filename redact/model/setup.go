@@ -88,7 +88,7 @@ func Setup(ctx context.Context, req SetupRequest) (SetupReport, error) {
 		}
 	}
 	if rep.CacheRoot == "" {
-		return rep, errors.New("moat: setup: no config.json fetched")
+		return rep, errors.New("setup: no config.json fetched")
 	}
 	return rep, nil
 }

@@ -21,7 +21,7 @@ func Overlap(limit int) int {
 // forward. Zero tokens give no windows.
 func PlanWindows(n, limit int) ([]Window, error) {
 	if limit < 3 {
-		return nil, fmt.Errorf("moat: privacy filter: token limit %d: want at least 3", limit)
+		return nil, fmt.Errorf("privacy filter: token limit %d: want at least 3", limit)
 	}
 	if n <= 0 {
 		return nil, nil
@@ -39,7 +39,7 @@ func PlanWindows(n, limit int) ([]Window, error) {
 		}
 		next := end - overlap
 		if next <= start {
-			return nil, fmt.Errorf("moat: privacy filter: windows of %d tokens overlapping by %d cannot make forward progress", limit, overlap)
+			return nil, fmt.Errorf("privacy filter: windows of %d tokens overlapping by %d cannot make forward progress", limit, overlap)
 		}
 		start = next
 	}

@@ -131,16 +131,16 @@ func execPolicyStart(t *testing.T, doc map[string]any, cwd string, environ []str
 	}
 	d, err := policy.ParseDocument(b)
 	if err != nil {
-		return result{Code: 2, Err: err, Stderr: err.Error()} // as moat exec exits
+		return result{Code: 2, Err: err, Stderr: "moat: " + err.Error()} // as moat exec exits: the command adds the prefix
 	}
 	x, err := d.Exec(policy.ExecHost{Environ: environ, Dir: cwd})
 	if err != nil {
-		return result{Code: 2, Err: err, Stderr: err.Error()}
+		return result{Code: 2, Err: err, Stderr: "moat: " + err.Error()}
 	}
 	defer x.Close()
 	sb, err := moat.New(x.Config)
 	if err != nil {
-		return result{Code: 2, Err: err, Stderr: err.Error()}
+		return result{Code: 2, Err: err, Stderr: "moat: " + err.Error()}
 	}
 	defer sb.Close()
 	c := sb.Command(x.Command[0], x.Command[1:]...)
