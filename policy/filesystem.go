@@ -9,6 +9,7 @@ import (
 	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/fspattern"
 	"github.com/moat-sandbox/moat/internal/hostinput"
+	"github.com/moat-sandbox/moat/internal/runjournal"
 )
 
 // FilesystemPlan is what a policy's filesystem patterns come to on this
@@ -116,8 +117,9 @@ func PlanFilesystem(cwd, home string, deny, writable []string) (*FilesystemPlan,
 	}, nil
 }
 
-// ApplyFilesystem plans the filesystem patterns of a policy document
-// ([PlanFilesystem]) and adds the plan to cfg: a grant of the cwd (read,
+// ApplyFilesystem sweeps what runs killed before Close left (their
+// fragments among them), plans the filesystem patterns of a policy
+// document ([PlanFilesystem]) and adds the plan to cfg: a grant of the cwd (read,
 // or read-write when it is covered), read-write grants of the writable
 // targets and read grants of the restored ones, through
 // [moat.ResolvePaths], executable too in build mode (cfg.Build, which
@@ -125,6 +127,10 @@ func PlanFilesystem(cwd, home string, deny, writable []string) (*FilesystemPlan,
 // cfg.ReadOnly and the sealed directories to cfg.Seal. cfg.WorkDir should
 // not be cwd, which would make all of it writable.
 func ApplyFilesystem(cfg *moat.Config, cwd, home string, deny, writable []string) error {
+	// What a library caller applies, it runs: fragments a run killed
+	// before Close planted in the cwd are swept first, as Document.Exec
+	// does (explaining a policy sweeps nothing).
+	runjournal.Sweep()
 	_, err := applyFilesystem(cfg, cwd, home, deny, writable)
 	return err
 }
