@@ -36,11 +36,16 @@ func TestCheckHome(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckHome(tc.dir)
 			var pe *PlaceError
+			var se *SettingError
 			switch {
 			case tc.wantErr == "" && err != nil:
 				t.Errorf("CheckHome(%s) = %v, want nil", tc.dir, err)
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "--home") || !errors.As(err, &pe)):
-				t.Errorf("CheckHome(%s) = %v, want a PlaceError naming --home with %q", tc.dir, err, tc.wantErr)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "Config.Home") || !errors.As(err, &pe)):
+				t.Errorf("CheckHome(%s) = %v, want a PlaceError naming Config.Home with %q", tc.dir, err, tc.wantErr)
+			case tc.wantErr != "" && !errors.As(err, &se):
+				t.Errorf("CheckHome(%s) = %v, want a *SettingError the CLI names by its flag", tc.dir, err)
+			case tc.wantErr != "" && se.Setting != "home":
+				t.Errorf("CheckHome(%s): setting %q, want home", tc.dir, se.Setting)
 			}
 		})
 	}

@@ -90,10 +90,10 @@ func checkEnforcement(c *Config) error {
 
 func checkKeepCaches(c *Config) error {
 	if c.KeepCaches && c.Home != "" {
-		return &ConfigError{Field: "keep caches", Value: "true", Problem: "excludes a kept home (Home, --home), which keeps all of itself; drop one"}
+		return settingError("home", &ConfigError{Field: "keep caches", Value: "true", Problem: "excludes a kept home, Config.Home, which keeps all of itself; drop one"})
 	}
 	if c.KeepCaches && c.WorkDir == "" {
-		return &ConfigError{Field: "keep caches", Value: "true", Problem: "needs a WorkDir (--workdir): a fresh working directory has no project to keep caches for"}
+		return settingError("workdir", &ConfigError{Field: "keep caches", Value: "true", Problem: "needs a working directory, Config.WorkDir: a fresh one has no project to keep caches for"})
 	}
 	return nil
 }

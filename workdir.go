@@ -36,11 +36,16 @@ func CheckHome(dir string) error {
 }
 
 // placeError gives a place refused by internal/workdircheck as a
-// *PlaceError; other errors, and nil, are returned as they are.
+// *PlaceError, inside a *SettingError when a setting would lift it or it
+// names one; other errors, and nil, are returned as they are.
 func placeError(err error) error {
 	var e *workdircheck.Error
 	if errors.As(err, &e) {
-		return &PlaceError{Subject: e.Subject, Path: e.Path, Problem: e.Problem, unsafe: e.Unsafe}
+		pe := &PlaceError{Subject: e.Subject, Path: e.Path, Problem: e.Problem, unsafe: e.Unsafe}
+		if e.Setting != "" {
+			return settingError(e.Setting, pe)
+		}
+		return pe
 	}
 	return err
 }

@@ -39,11 +39,11 @@ func TestCheckWorkDir(t *testing.T) {
 		{"dev", "/dev", false, "kernel file system", true},
 		{"usr", "/usr", true, "system directory", true},
 		{"tmp", "/tmp", true, "system directory", true},
-		{"home", home, false, "--allow-home-workdir", true},
-		{"home through a link", link, false, "--allow-home-workdir", true},
-		{"above the home", filepath.Dir(home), false, "--allow-home-workdir", true},
+		{"home", home, false, "Config.AllowHomeWorkDir", true},
+		{"home through a link", link, false, "Config.AllowHomeWorkDir", true},
+		{"above the home", filepath.Dir(home), false, "Config.AllowHomeWorkDir", true},
 		{"local bin", filepath.Join(home, ".local/bin"), false, ".local/bin", true},
-		{"local", filepath.Join(home, ".local"), false, "--allow-home-workdir", true},
+		{"local", filepath.Join(home, ".local"), false, "Config.AllowHomeWorkDir", true},
 		{"holds PATH dir", filepath.Dir(tools), false, "PATH", true},
 		{"home allowed", home, true, "", false},
 		{"project in the home", proj, false, "", false},
@@ -60,6 +60,12 @@ func TestCheckWorkDir(t *testing.T) {
 				t.Fatalf("errors.Is(%v, ErrUnsafeWorkDir) = %v", err, !tc.unsafe)
 			case err != nil && !strings.HasPrefix(err.Error(), "workdir "):
 				t.Fatalf("error %q does not read workdir ...", err)
+			}
+			// What AllowHomeWorkDir lifts carries its setting id, for the
+			// CLI to name by its flag; nothing else names a setting.
+			var se *SettingError
+			if lifts := err != nil && strings.Contains(err.Error(), "Config.AllowHomeWorkDir"); lifts != (errors.As(err, &se) && se.Setting == "workdir.allow-home") {
+				t.Fatalf("CheckWorkDir(%s) = %v: lifted by AllowHomeWorkDir %v, but its *SettingError is %+v", tc.dir, err, lifts, se)
 			}
 		})
 	}

@@ -19,7 +19,11 @@ import (
 // holding what toolchains(home) names under the user's home.
 func Home(dir string, toolchains func(home string) []string) (string, error) {
 	refuse := func(problem string) error {
-		return &Error{Subject: "home", Path: dir, Problem: problem}
+		e := &Error{Subject: "home", Path: dir, Problem: problem}
+		if strings.Contains(problem, "Config.Home") {
+			e.Setting = "home"
+		}
+		return e
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -27,25 +31,25 @@ func Home(dir string, toolchains func(home string) []string) (string, error) {
 	}
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return "", refuse(paths.Bare(err).Error() + "; --home (Config.Home) must be an existing directory")
+		return "", refuse(paths.Bare(err).Error() + "; Config.Home must be an existing directory")
 	}
 	fi, err := os.Stat(resolved)
 	if err != nil {
 		return "", refuse(paths.Bare(err).Error())
 	}
 	if !fi.IsDir() {
-		return "", refuse("not a directory; --home (Config.Home) must be an existing directory")
+		return "", refuse("not a directory; Config.Home must be an existing directory")
 	}
 	if uid, ok := statedir.FileOwner(fi); ok && uid != os.Getuid() {
-		return "", refuse("belongs to another user; --home (Config.Home) must be a directory of your own")
+		return "", refuse("belongs to another user; Config.Home must be a directory of your own")
 	}
 	if err := WorkDir(resolved, false); err != nil {
 		var pe *Error
 		if !errors.As(err, &pe) {
 			return "", err
 		}
-		problem, _, _ := strings.Cut(pe.Problem, "; pass --allow-home-workdir")
-		return "", refuse(problem + "; --home (Config.Home) must be a directory of its own for the sandbox, not your real home or a place in it that runs later")
+		problem, _, _ := strings.Cut(pe.Problem, "; pass Config.AllowHomeWorkDir")
+		return "", refuse(problem + "; Config.Home must be a directory of its own for the sandbox, not your real home or a place in it that runs later")
 	}
 	// Writable for the sandbox, it must not hold what the host's own
 	// toolchains read and run: a build cache, a package cache, ~/.cargo.
@@ -53,7 +57,7 @@ func Home(dir string, toolchains func(home string) []string) (string, error) {
 		for _, p := range toolchains(h) {
 			if paths.Under(p, resolved) {
 				if _, err := os.Lstat(p); err == nil {
-					return "", refuse("holds " + p + ", which the host's own tools read and run; --home (Config.Home) must be a directory of its own for the sandbox")
+					return "", refuse("holds " + p + ", which the host's own tools read and run; Config.Home must be a directory of its own for the sandbox")
 				}
 			}
 		}
@@ -74,7 +78,7 @@ func HomeConfig(home, workDir string, toolchains func(home string) []string) (st
 	if workDir != "" {
 		if abs, err := filepath.Abs(workDir); err == nil {
 			if wd, err := filepath.EvalSymlinks(abs); err == nil && (paths.Under(resolved, wd) || paths.Under(wd, resolved)) {
-				return "", &Error{Subject: "home", Path: home, Problem: "overlaps the working directory " + workDir + "; --home (Config.Home) keeps caches out of the project, so it must lie outside it"}
+				return "", &Error{Subject: "home", Path: home, Problem: "overlaps the working directory " + workDir + "; Config.Home keeps caches out of the project, so it must lie outside it", Setting: "home"}
 			}
 		}
 	}

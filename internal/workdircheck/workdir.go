@@ -27,6 +27,9 @@ type Error struct {
 	Problem string
 	// Unsafe marks an unsafe working directory (moat.ErrUnsafeWorkDir).
 	Unsafe bool
+	// Setting is the id (internal/settings) of the setting Problem names
+	// by its Config field, which the CLI names by its flag; "" for none.
+	Setting string
 }
 
 // Error returns the one-line message, without moat's prefix.
@@ -76,6 +79,12 @@ func WorkDir(dir string, allowHome bool) error {
 		msg := fmt.Sprintf(format, args...)
 		return &Error{Subject: "workdir", Path: dir, Problem: msg, Unsafe: unsafe}
 	}
+	// lift is a refusal that AllowHomeWorkDir lifts, which it names.
+	lift := func(format string, args ...any) error {
+		e := refuse(true, format+"; pass Config.AllowHomeWorkDir to allow it", args...).(*Error)
+		e.Setting = "workdir.allow-home"
+		return e
+	}
 	if resolved == "/" {
 		return refuse(true, "is the root directory: the working directory is writable, so it must be a directory of its own")
 	}
@@ -113,9 +122,9 @@ func WorkDir(dir string, allowHome bool) error {
 					what = c
 				}
 				if resolved == c {
-					return refuse(true, "is %s, whose files run later outside the sandbox (shell rc files, ~/.local/bin); pass --allow-home-workdir (Config.AllowHomeWorkDir) to allow it", what)
+					return lift("is %s, whose files run later outside the sandbox (shell rc files, ~/.local/bin)", what)
 				}
-				return refuse(true, "holds %s, whose files run later outside the sandbox (shell rc files, ~/.local/bin); pass --allow-home-workdir (Config.AllowHomeWorkDir) to allow it", what)
+				return lift("holds %s, whose files run later outside the sandbox (shell rc files, ~/.local/bin)", what)
 			}
 		}
 		for _, p := range filepath.SplitList(os.Getenv("PATH")) {
@@ -123,7 +132,7 @@ func WorkDir(dir string, allowHome bool) error {
 				continue
 			}
 			if r, err := filepath.EvalSymlinks(p); err == nil && paths.Under(r, resolved) {
-				return refuse(true, "holds %s, a directory of PATH, whose programs run later outside the sandbox; pass --allow-home-workdir (Config.AllowHomeWorkDir) to allow it", p)
+				return lift("holds %s, a directory of PATH, whose programs run later outside the sandbox", p)
 			}
 		}
 	}
