@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/settings"
+	"github.com/moat-sandbox/moat/internal/size"
 )
 
 // Kill is one limit that ended a command. Every kind goes through the same
@@ -40,9 +41,9 @@ func Memory(limit int64, detail string) Kill {
 	// over the limit, and the message must not say so.
 	if what, ok := strings.CutPrefix(detail, "unmeasured: "); ok {
 		return Kill{"memory", "killed: the memory watch could not measure the sandbox (" + what +
-			"), which is treated as over its " + formatBytes(limit) + " limit", "limits.memory", settings.Unlimited}
+			"), which is treated as over its " + size.Human(limit) + " limit", "limits.memory", settings.Unlimited}
 	}
-	d := "killed: the sandbox used more than " + formatBytes(limit)
+	d := "killed: the sandbox used more than " + size.Human(limit)
 	if detail != "" {
 		d += " (" + detail + ")"
 	}
@@ -52,14 +53,14 @@ func Memory(limit int64, detail string) Kill {
 // Disk is the disk watch's kill of a sandbox that wrote used bytes,
 // more than limit.
 func Disk(limit int64, used int64) Kill {
-	return Kill{"disk", "killed: the sandbox wrote " + formatBytes(used) + ", more than its " + formatBytes(limit),
+	return Kill{"disk", "killed: the sandbox wrote " + size.Human(used) + ", more than its " + size.Human(limit),
 		"limits.disk", ""}
 }
 
 // DiskBudget is a file that reached the limit bytes left of the disk
 // limit (RLIMIT_FSIZE).
 func DiskBudget(limit int64) Kill {
-	return Kill{"disk", "killed: a file reached the " + formatBytes(limit) + " left of the disk limit",
+	return Kill{"disk", "killed: a file reached the " + size.Human(limit) + " left of the disk limit",
 		"limits.disk", ""}
 }
 
@@ -67,7 +68,7 @@ func DiskBudget(limit int64) Kill {
 // by RLIMIT_FSIZE rather than a kill by moat: the disk watch's report
 // (moat's disk.go: noteDiskSpent), and a command that SIGXFSZ ended then.
 func DiskSpent(limit int64) Kill {
-	return Kill{"disk", "writes reached the " + formatBytes(limit) + " disk limit: a write past it fails with \"File too large\" (EFBIG) or ends its process with SIGXFSZ",
+	return Kill{"disk", "writes reached the " + size.Human(limit) + " disk limit: a write past it fails with \"File too large\" (EFBIG) or ends its process with SIGXFSZ",
 		"limits.disk", ""}
 }
 
@@ -101,7 +102,7 @@ func CPU(seconds int64) Kill {
 
 // FileSize is a file that reached limit bytes (RLIMIT_FSIZE).
 func FileSize(limit int64) Kill {
-	return Kill{"file-size", "killed: a file reached " + formatBytes(limit), "limits.file-size", ""}
+	return Kill{"file-size", "killed: a file reached " + size.Human(limit), "limits.file-size", ""}
 }
 
 // Timeout is a command killed after d.
@@ -109,24 +110,3 @@ func Timeout(d time.Duration) Kill {
 	return Kill{"timeout", "killed after " + d.String(), "limits.timeout", ""}
 }
 
-// formatBytes writes n in the largest binary unit that keeps it readable:
-// "64 MiB", "1.5 GiB", "512 bytes".
-func formatBytes(n int64) string {
-	units := []string{"KiB", "MiB", "GiB", "TiB"}
-	if n < 1024 {
-		return strconv.FormatInt(n, 10) + " bytes"
-	}
-	v := float64(n)
-	u := ""
-	for _, unit := range units {
-		if v < 1024 {
-			break
-		}
-		v /= 1024
-		u = unit
-	}
-	if v == float64(int64(v)) {
-		return strconv.FormatInt(int64(v), 10) + " " + u
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + u
-}

@@ -22,7 +22,7 @@ func TestHuman(t *testing.T) {
 		want string
 	}{
 		{0, "0 bytes"}, {512, "512 bytes"}, {1023, "1023 bytes"}, {1 << 10, "1 KiB"},
-		{64 << 20, "64 MiB"}, {3 << 29, "1.5 GiB"}, {5 << 40, "5 TiB"}, {1 << 50, "1024 TiB"},
+		{64 << 20, "64 MiB"}, {3 << 29, "1.5 GiB"}, {5 << 40, "5 TiB"}, {1 << 50, "1024 TiB"}, {20<<20 + 1, "20.0 MiB"},
 	} {
 		if got := Human(tc.n); got != tc.want {
 			t.Errorf("Human(%d) = %q, want %q", tc.n, got, tc.want)
