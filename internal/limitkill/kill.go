@@ -109,4 +109,3 @@ func FileSize(limit int64) Kill {
 func Timeout(d time.Duration) Kill {
 	return Kill{"timeout", "killed after " + d.String(), "limits.timeout", ""}
 }
-
