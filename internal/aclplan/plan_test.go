@@ -343,7 +343,7 @@ func TestPlanRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := Build(c.in)
-		if !errors.Is(err, ErrPath) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "moat: acl plan: path ") {
+		if !errors.Is(err, ErrPath) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "acl plan: path ") {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}

@@ -21,12 +21,12 @@ import (
 // protection of C:\Users\me\.ssh covers c:\USERS\ME\.SSH.
 
 // ErrPath is matched by errors.Is for every path the planner refuses.
-var ErrPath = errors.New("moat: acl plan: path refused")
+var ErrPath = errors.New("acl plan: path refused")
 
 type pathError struct{ path, problem string }
 
 func (e *pathError) Error() string {
-	return "moat: acl plan: path " + quote(e.path) + ": " + e.problem
+	return "acl plan: path " + quote(e.path) + ": " + e.problem
 }
 
 func (e *pathError) Is(target error) bool { return target == ErrPath }

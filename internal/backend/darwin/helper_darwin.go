@@ -51,28 +51,28 @@ func runHelper(base int) {
 	b, err := io.ReadAll(io.LimitReader(specFile, 64<<20))
 	specFile.Close()
 	if err != nil {
-		fail(125, "moat: sandbox helper: "+err.Error())
+		fail(125, "sandbox helper: "+err.Error())
 	}
 	hs, err := decodeSpec(b)
 	if err != nil {
-		fail(125, "moat: sandbox helper: "+err.Error())
+		fail(125, "sandbox helper: "+err.Error())
 	}
 	if _, err := statusFile.Write([]byte{readyByte}); err != nil {
 		os.Exit(125)
 	}
 	for _, rl := range hs.Rlimits {
 		if err := setRlimit(rl); err != nil {
-			fail(125, "moat: sandbox helper: setrlimit "+strconv.Itoa(rl.Resource)+": "+err.Error())
+			fail(125, "sandbox helper: setrlimit "+strconv.Itoa(rl.Resource)+": "+err.Error())
 		}
 	}
 	if hs.Nice > 0 {
 		if err := lowerPriority(hs.Nice); err != nil {
-			fail(125, "moat: sandbox helper: setpriority: "+err.Error())
+			fail(125, "sandbox helper: setpriority: "+err.Error())
 		}
 	}
 	if hs.IOPolicy != 0 {
 		if err := setIOPolicy(hs.IOPolicy); err != nil {
-			fail(125, "moat: sandbox helper: iopolicysys: "+err.Error())
+			fail(125, "sandbox helper: iopolicysys: "+err.Error())
 		}
 	}
 	// The helper's own descriptors close as the command executes; the
@@ -82,12 +82,12 @@ func runHelper(base int) {
 	}
 	if hs.Watch {
 		if err := startWatcher(base + 2); err != nil {
-			fail(125, "moat: sandbox helper: watcher: "+err.Error())
+			fail(125, "sandbox helper: watcher: "+err.Error())
 		}
 	}
 	for fd := 3; fd < 3+hs.Keep; fd++ {
 		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
-			fail(125, "moat: sandbox helper: descriptor "+strconv.Itoa(fd)+": "+err.Error())
+			fail(125, "sandbox helper: descriptor "+strconv.Itoa(fd)+": "+err.Error())
 		}
 	}
 	// The marker never reaches the command: a Go program importing moat
@@ -103,7 +103,7 @@ func runHelper(base int) {
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
 		code = 127
 	}
-	fail(code, "moat: "+hs.Path+": "+err.Error())
+	fail(code, ""+hs.Path+": "+err.Error())
 }
 
 // setRlimit lowers one limit, never raising the hard limit above what

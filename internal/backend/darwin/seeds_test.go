@@ -245,7 +245,7 @@ func TestSeedM16PreservesEnvStdioAndExitStatus(t *testing.T) {
 		"":                        {},
 		"R127 moat: x: not found": {Ready: true, Code: 127, Msg: "moat: x: not found"},
 		"R126 moat: x: denied":    {Ready: true, Code: 126, Msg: "moat: x: denied"},
-		"Rgarbage":                {Ready: true, Code: 125, Msg: `moat: sandbox helper: unreadable status "garbage"`},
+		"Rgarbage":                {Ready: true, Code: 125, Msg: `sandbox helper: unreadable status "garbage"`},
 	} {
 		if st := parseStatus([]byte(in)); st != want {
 			t.Errorf("parseStatus(%q) = %+v, want %+v", in, st, want)

@@ -92,7 +92,7 @@ func parseStatus(b []byte) status {
 	code, msg, _ := strings.Cut(string(b), " ")
 	n, err := strconv.Atoi(code)
 	if err != nil || n < 1 || n > 255 {
-		return status{Ready: st.Ready, Code: 125, Msg: "moat: sandbox helper: unreadable status " + strconv.Quote(string(b))}
+		return status{Ready: st.Ready, Code: 125, Msg: "sandbox helper: unreadable status " + strconv.Quote(string(b))}
 	}
 	st.Code, st.Msg = n, msg
 	return st

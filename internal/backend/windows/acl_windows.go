@@ -104,7 +104,7 @@ func applyPlan(p aclplan.Plan, sid *xw.SID) (err error) {
 }
 
 func aclError(path, call string, err error) error {
-	return errors.New("moat: windows: access list of " + strconvQuote(path) + ": " + call + ": " + err.Error())
+	return errors.New("windows: access list of " + strconvQuote(path) + ": " + call + ": " + err.Error())
 }
 
 // ownEntry is one explicit entry for the container's SID in an ACL.
@@ -170,7 +170,7 @@ func checkApplied(path string, want []aclplan.Entry, sid *xw.SID) error {
 			}
 		}
 		if !found {
-			return errors.New("moat: windows: access list of " + strconvQuote(path) + ": entry not as planned: " + e.String())
+			return errors.New("windows: access list of " + strconvQuote(path) + ": entry not as planned: " + e.String())
 		}
 	}
 	return nil

@@ -31,7 +31,7 @@ func createContainer(name string, caps []string) (*container, error) {
 	for _, s := range caps {
 		sid, err := xw.StringToSid(s)
 		if err != nil {
-			return nil, errors.New("moat: windows: capability " + s + ": " + err.Error())
+			return nil, errors.New("windows: capability " + s + ": " + err.Error())
 		}
 		c.caps = append(c.caps, xw.SIDAndAttributes{Sid: sid, Attributes: xw.SE_GROUP_ENABLED})
 	}
@@ -50,7 +50,7 @@ func createContainer(name string, caps []string) (*container, error) {
 		err = winapi.CreateAppContainerProfile(n16, n16, desc, capsPtr, uint32(len(c.caps)), &c.sid)
 	}
 	if err != nil {
-		return nil, errors.New("moat: windows: CreateAppContainerProfile " + name + ": " + err.Error())
+		return nil, errors.New("windows: CreateAppContainerProfile " + name + ": " + err.Error())
 	}
 	s16, err := xw.UTF16PtrFromString(c.sid.String())
 	if err != nil {
@@ -60,7 +60,7 @@ func createContainer(name string, caps []string) (*container, error) {
 	var folder *uint16
 	if err := winapi.GetAppContainerFolderPath(s16, &folder); err != nil {
 		c.close()
-		return nil, errors.New("moat: windows: GetAppContainerFolderPath " + name + ": " + err.Error())
+		return nil, errors.New("windows: GetAppContainerFolderPath " + name + ": " + err.Error())
 	}
 	c.folder = xw.UTF16PtrToString(folder)
 	xw.CoTaskMemFree(unsafe.Pointer(folder))
@@ -72,7 +72,7 @@ func createContainer(name string, caps []string) (*container, error) {
 func (c *container) temp() (string, error) {
 	t := c.folder + `\Temp`
 	if err := os.MkdirAll(t, 0o700); err != nil {
-		return "", errors.New("moat: windows: container temp: " + err.Error())
+		return "", errors.New("windows: container temp: " + err.Error())
 	}
 	return t, nil
 }
@@ -88,7 +88,7 @@ func (c *container) close() error {
 		return err
 	}
 	if err := winapi.DeleteAppContainerProfile(n16); err != nil {
-		return errors.New("moat: windows: DeleteAppContainerProfile " + c.name + ": " + err.Error())
+		return errors.New("windows: DeleteAppContainerProfile " + c.name + ": " + err.Error())
 	}
 	return nil
 }

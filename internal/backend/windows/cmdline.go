@@ -8,12 +8,12 @@ import (
 
 // ErrCommandLine is matched by errors.Is for every argument vector that
 // cannot be passed to a Windows program unchanged.
-var ErrCommandLine = errors.New("moat: command line: cannot be passed unchanged")
+var ErrCommandLine = errors.New("command line: cannot be passed unchanged")
 
 type cmdlineError struct{ arg, problem string }
 
 func (e *cmdlineError) Error() string {
-	return "moat: command line: argument " + strconvQuote(e.arg) + ": " + e.problem
+	return "command line: argument " + strconvQuote(e.arg) + ": " + e.problem
 }
 
 func (e *cmdlineError) Is(target error) bool { return target == ErrCommandLine }

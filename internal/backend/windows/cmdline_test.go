@@ -138,7 +138,7 @@ func TestComposeCommandLineRefuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := ComposeCommandLine(c.args)
-		if !errors.Is(err, ErrCommandLine) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "moat: command line: ") {
+		if !errors.Is(err, ErrCommandLine) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "command line: ") {
 			t.Errorf("%q: %v, want %q", c.args, err, c.want)
 		}
 	}

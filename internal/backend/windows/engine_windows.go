@@ -95,7 +95,7 @@ func New(p spec.Policy) (_ *Engine, err error) {
 		}
 		e.exempt = true
 		if e.ln, err = net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p.Network.ProxyPort)); err != nil {
-			return nil, errors.New("moat: windows: proxy listener: " + err.Error())
+			return nil, errors.New("windows: proxy listener: " + err.Error())
 		}
 		if p.Hooks.ServeProxy != nil {
 			p.Hooks.ServeProxy(e.ln)
@@ -117,7 +117,7 @@ func (e *Engine) Start(c *spec.Command, files []*os.File) (spec.Process, error) 
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
-		return nil, &spec.StartError{Code: 125, Msg: "moat: windows: sandbox is closed"}
+		return nil, &spec.StartError{Code: 125, Msg: "windows: sandbox is closed"}
 	}
 	return e.launch(c, files)
 }

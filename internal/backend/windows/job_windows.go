@@ -13,7 +13,7 @@ import (
 func newJob(l JobLimits) (h xw.Handle, uiRestricted bool, err error) {
 	h, err = xw.CreateJobObject(nil, nil)
 	if err != nil {
-		return 0, false, errors.New("moat: windows: CreateJobObject: " + err.Error())
+		return 0, false, errors.New("windows: CreateJobObject: " + err.Error())
 	}
 	var info xw.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
 	b := &info.BasicLimitInformation
@@ -26,7 +26,7 @@ func newJob(l JobLimits) (h xw.Handle, uiRestricted bool, err error) {
 	if _, err := xw.SetInformationJobObject(h, xw.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
 		xw.CloseHandle(h)
-		return 0, false, errors.New("moat: windows: job limits: " + err.Error())
+		return 0, false, errors.New("windows: job limits: " + err.Error())
 	}
 	if l.UIRestrictions != 0 {
 		ui := xw.JOBOBJECT_BASIC_UI_RESTRICTIONS{UIRestrictionsClass: l.UIRestrictions}

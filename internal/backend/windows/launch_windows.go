@@ -37,7 +37,7 @@ func startError(path string, err error) error {
 	case errors.Is(err, xw.ERROR_ACCESS_DENIED), errors.Is(err, xw.ERROR_BAD_EXE_FORMAT), errors.Is(err, xw.ERROR_ELEVATION_REQUIRED):
 		code = 126
 	}
-	return &spec.StartError{Code: code, Msg: "moat: " + path + ": " + err.Error()}
+	return &spec.StartError{Code: code, Msg: "" + path + ": " + err.Error()}
 }
 
 // inheritable duplicates f's handle as an inheritable one, which the
@@ -70,10 +70,10 @@ func inheritable(f *os.File, write bool) (xw.Handle, error) {
 // are inherited (PROC_THREAD_ATTRIBUTE_HANDLE_LIST).
 func (e *Engine) launch(c *spec.Command, files []*os.File) (*process, error) {
 	if len(files) > 3 {
-		return nil, &spec.StartError{Code: 125, Msg: "moat: windows: only standard input, output and error can be passed to a command"}
+		return nil, &spec.StartError{Code: 125, Msg: "windows: only standard input, output and error can be passed to a command"}
 	}
 	if c.Pty {
-		return nil, &spec.StartError{Code: 125, Msg: "moat: windows: no pseudo-terminal in an AppContainer yet"}
+		return nil, &spec.StartError{Code: 125, Msg: "windows: no pseudo-terminal in an AppContainer yet"}
 	}
 	args := c.Args
 	if len(args) == 0 {
@@ -101,7 +101,7 @@ func (e *Engine) launch(c *spec.Command, files []*os.File) (*process, error) {
 			for _, o := range std[:i] {
 				xw.CloseHandle(o)
 			}
-			return nil, &spec.StartError{Code: 125, Msg: "moat: windows: standard handle: " + err.Error()}
+			return nil, &spec.StartError{Code: 125, Msg: "windows: standard handle: " + err.Error()}
 		}
 		std[i] = h
 	}
@@ -115,7 +115,7 @@ func (e *Engine) launch(c *spec.Command, files []*os.File) (*process, error) {
 	list := std[:]
 	al, err := xw.NewProcThreadAttributeList(3)
 	if err != nil {
-		return nil, &spec.StartError{Code: 125, Msg: "moat: windows: attribute list: " + err.Error()}
+		return nil, &spec.StartError{Code: 125, Msg: "windows: attribute list: " + err.Error()}
 	}
 	defer al.Delete()
 	sc := securityCapabilities{AppContainerSid: e.c.sid, CapabilityCount: uint32(len(e.c.caps))}
@@ -133,7 +133,7 @@ func (e *Engine) launch(c *spec.Command, files []*os.File) (*process, error) {
 		{xw.PROC_THREAD_ATTRIBUTE_MITIGATION_POLICY, unsafe.Pointer(&mitigation), unsafe.Sizeof(mitigation)},
 	} {
 		if err := al.Update(a.attr, a.val, a.size); err != nil {
-			return nil, &spec.StartError{Code: 125, Msg: "moat: windows: UpdateProcThreadAttribute: " + err.Error()}
+			return nil, &spec.StartError{Code: 125, Msg: "windows: UpdateProcThreadAttribute: " + err.Error()}
 		}
 	}
 	si := &xw.StartupInfoEx{ProcThreadAttributeList: al.List()}
@@ -142,16 +142,16 @@ func (e *Engine) launch(c *spec.Command, files []*os.File) (*process, error) {
 	si.StdInput, si.StdOutput, si.StdErr = std[0], std[1], std[2]
 	app, err := xw.UTF16PtrFromString(c.Path)
 	if err != nil {
-		return nil, &spec.StartError{Code: 125, Msg: "moat: windows: program path: " + err.Error()}
+		return nil, &spec.StartError{Code: 125, Msg: "windows: program path: " + err.Error()}
 	}
 	cmdline, err := xw.UTF16FromString(line)
 	if err != nil {
-		return nil, &spec.StartError{Code: 125, Msg: "moat: windows: command line: " + err.Error()}
+		return nil, &spec.StartError{Code: 125, Msg: "windows: command line: " + err.Error()}
 	}
 	var dir *uint16
 	if c.Dir != "" {
 		if dir, err = xw.UTF16PtrFromString(c.Dir); err != nil {
-			return nil, &spec.StartError{Code: 125, Msg: "moat: windows: directory: " + err.Error()}
+			return nil, &spec.StartError{Code: 125, Msg: "windows: directory: " + err.Error()}
 		}
 	}
 	flags := uint32(xw.CREATE_SUSPENDED | xw.CREATE_UNICODE_ENVIRONMENT | xw.EXTENDED_STARTUPINFO_PRESENT | xw.CREATE_NEW_PROCESS_GROUP)
@@ -163,7 +163,7 @@ func (e *Engine) launch(c *spec.Command, files []*os.File) (*process, error) {
 	defer xw.CloseHandle(pi.Process)
 	fail := func(what string, err error) (*process, error) {
 		_ = xw.TerminateProcess(pi.Process, 1)
-		return nil, &spec.StartError{Code: 125, Msg: "moat: windows: " + what + ": " + err.Error()}
+		return nil, &spec.StartError{Code: 125, Msg: "windows: " + what + ": " + err.Error()}
 	}
 	cmdJob, _, err := newJob(JobLimits{Flags: limitKillOnJobClose})
 	if err != nil {

@@ -21,7 +21,7 @@ func loopbackExempt() ([]*xw.SID, error) {
 	var n uint32
 	var arr *xw.SIDAndAttributes
 	if err := winapi.NetworkIsolationGetAppContainerConfig(&n, &arr); err != nil {
-		return nil, errors.New("moat: windows: NetworkIsolationGetAppContainerConfig: " + err.Error())
+		return nil, errors.New("windows: NetworkIsolationGetAppContainerConfig: " + err.Error())
 	}
 	var out []*xw.SID
 	if n == 0 || arr == nil {
@@ -48,9 +48,9 @@ func setLoopbackExempt(sids []*xw.SID) error {
 	}
 	if err := winapi.NetworkIsolationSetAppContainerConfig(uint32(len(attrs)), p); err != nil {
 		if errors.Is(err, xw.ERROR_ACCESS_DENIED) {
-			return errors.New("moat: windows: a loopback exemption for the policy proxy needs an administrator: " + err.Error())
+			return errors.New("windows: a loopback exemption for the policy proxy needs an administrator: " + err.Error())
 		}
-		return errors.New("moat: windows: NetworkIsolationSetAppContainerConfig: " + err.Error())
+		return errors.New("windows: NetworkIsolationSetAppContainerConfig: " + err.Error())
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ type SettingError struct {
 
 // Error returns the one-line message.
 func (e *SettingError) Error() string {
-	return "moat: " + e.Setting + " " + e.Value + ": not available on windows: " + e.Reason
+	return "" + e.Setting + " " + e.Value + ": not available on windows: " + e.Reason
 }
 
 // ProfileName is the AppContainer profile name of sandbox id: unique per
@@ -91,7 +91,7 @@ func Capabilities(p *spec.Policy) []string {
 // may add (elevated says whether this process is one).
 func Check(p *spec.Policy, elevated bool) error {
 	if p.WorkDir == "" {
-		return errors.New("moat: windows: no working directory")
+		return errors.New("windows: no working directory")
 	}
 	if p.Level == spec.LevelPermissive {
 		return &SettingError{Setting: "isolation", Value: "permissive",
@@ -174,14 +174,14 @@ type Stat func(path string) (aclplan.Kind, error)
 func PlanInput(p *spec.Policy, stat Stat, containerFolder string) (in aclplan.Input, missing []string, err error) {
 	in = aclplan.Input{WorkDir: p.WorkDir, ExecWorkDir: p.ExecWorkDir, Scratch: p.Scratch, ContainerFolder: containerFolder}
 	if _, err := stat(p.WorkDir); err != nil {
-		return in, nil, errors.New("moat: workdir " + strconvQuote(p.WorkDir) + ": " + err.Error())
+		return in, nil, errors.New("workdir " + strconvQuote(p.WorkDir) + ": " + err.Error())
 	}
 	writable := []string{p.WorkDir}
 	writable = append(writable, p.Scratch...)
 	for _, g := range p.Grants {
 		k, err := stat(g.Path)
 		if err != nil {
-			return in, nil, errors.New("moat: grant " + strconvQuote(g.Path) + ": " + err.Error())
+			return in, nil, errors.New("grant " + strconvQuote(g.Path) + ": " + err.Error())
 		}
 		in.Grants = append(in.Grants, aclplan.Grant{Object: aclplan.Object{Path: g.Path, Kind: k}, Write: g.Write, Exec: g.Exec})
 		if g.Write {

@@ -44,11 +44,11 @@ func TestCheck(t *testing.T) {
 	}{
 		{"strict", spec.Policy{WorkDir: wd}, false, ""},
 		{"default", spec.Policy{WorkDir: wd, Level: spec.LevelDefault}, false, ""},
-		{"permissive", spec.Policy{WorkDir: wd, Level: spec.LevelPermissive}, true, "moat: isolation permissive: not available on windows: an AppContainer cannot make the whole filesystem writable"},
-		{"proxy without admin", spec.Policy{WorkDir: wd, Network: spec.Network{ProxyPort: 8080}}, false, "moat: network proxy: not available on windows: an AppContainer reaches the policy proxy on 127.0.0.1:8080 only through a loopback exemption, and adding one needs an administrator"},
+		{"permissive", spec.Policy{WorkDir: wd, Level: spec.LevelPermissive}, true, "isolation permissive: not available on windows: an AppContainer cannot make the whole filesystem writable"},
+		{"proxy without admin", spec.Policy{WorkDir: wd, Network: spec.Network{ProxyPort: 8080}}, false, "network proxy: not available on windows: an AppContainer reaches the policy proxy on 127.0.0.1:8080 only through a loopback exemption, and adding one needs an administrator"},
 		{"proxy as admin", spec.Policy{WorkDir: wd, Network: spec.Network{ProxyPort: 8080}}, true, ""},
 		{"host network", spec.Policy{WorkDir: wd, HostNetwork: true}, false, ""},
-		{"no workdir", spec.Policy{}, false, "moat: windows: no working directory"},
+		{"no workdir", spec.Policy{}, false, "windows: no working directory"},
 	}
 	for _, c := range cases {
 		err := Check(&c.p, c.elevated)
