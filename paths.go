@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/moat-sandbox/moat/internal/hostinput"
 	"github.com/moat-sandbox/moat/internal/paths"
 )
 
@@ -53,6 +54,13 @@ func ResolvePaths(workDir string, reqs []PathRequest) (string, []Grant, error) {
 		}
 		ids = append(ids, fi)
 	}
+	// A place that a sandbox of an earlier run could write (moat's record
+	// of them) may hold a link it planted to lead a later path flag to a
+	// protected or private path: a link there is refused too.
+	past, err := pastPlaces()
+	if err != nil {
+		return "", nil, err
+	}
 	resolve := func(p string, mustNotBeLink bool) (string, error) {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -63,7 +71,7 @@ func ResolvePaths(workDir string, reqs []PathRequest) (string, []Grant, error) {
 				return "", redirected(p, abs)
 			}
 		}
-		return resolveAvoiding(abs, p, ids)
+		return resolveAvoiding(abs, p, ids, past)
 	}
 	var wd string
 	if workDir != "" {
@@ -88,8 +96,8 @@ func ResolvePaths(workDir string, reqs []PathRequest) (string, []Grant, error) {
 
 // resolveAvoiding resolves abs component by component, following links
 // except one found in a directory that is, or lies inside, one of the
-// writable directories in ids.
-func resolveAvoiding(abs, spelled string, ids []os.FileInfo) (string, error) {
+// writable directories in ids, or a place in past.
+func resolveAvoiding(abs, spelled string, ids, past []os.FileInfo) (string, error) {
 	rest := strings.Split(strings.TrimPrefix(abs, "/"), "/")
 	cur := "/"
 	for hops := 0; len(rest) > 0; {
@@ -113,6 +121,11 @@ func resolveAvoiding(abs, spelled string, ids []os.FileInfo) (string, error) {
 		}
 		if insideWritable(cur, ids) {
 			return "", redirected(spelled, next)
+		}
+		if insideWritable(cur, past) {
+			e := redirected(spelled, next)
+			e.Problem += " in a place a sandbox of an earlier run could write, which may have planted it; name its target directly"
+			return "", e
 		}
 		if hops++; hops > 40 {
 			return "", &PlaceError{Subject: "path", Path: spelled, Problem: "too many symbolic links"}
@@ -144,4 +157,26 @@ func insideWritable(dir string, ids []os.FileInfo) bool {
 			return false
 		}
 	}
+}
+
+// pastPlaces are the identities of the places sandboxes of earlier runs
+// could write (internal/hostinput's record, in moat's state directory);
+// none when there is no state directory, which no run could have used.
+// A record that cannot be read is an error: it fails closed.
+func pastPlaces() ([]os.FileInfo, error) {
+	state, err := moatStateRoot()
+	if err != nil {
+		return nil, nil
+	}
+	places, err := hostinput.Store{Dir: state}.Places()
+	if err != nil {
+		return nil, errorf("%w", err)
+	}
+	var out []os.FileInfo
+	for _, p := range places {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			out = append(out, fi)
+		}
+	}
+	return out, nil
 }
