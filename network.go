@@ -107,6 +107,25 @@ func (allowAll) Decide(context.Context, NetworkRequest) NetworkDecision {
 	return NetworkDecision{Allow: true, Reason: "every host is allowed"}
 }
 
+// HostNetwork returns a policy that leaves the sandbox on the host's
+// network: no network namespace and no proxy, so every connection the
+// host could make is allowed and none is audited. It is what a policy
+// document's "network": "host" asks for, and [Sandbox.Report] says so
+// plainly. Choose it explicitly; the zero Config denies all network.
+func HostNetwork() NetworkPolicy { return hostNetwork{} }
+
+type hostNetwork struct{}
+
+func (hostNetwork) Decide(context.Context, NetworkRequest) NetworkDecision {
+	return NetworkDecision{Allow: true, Reason: "host network"}
+}
+
+// isHostNetwork reports whether p is [HostNetwork].
+func isHostNetwork(p NetworkPolicy) bool {
+	_, ok := p.(hostNetwork)
+	return ok
+}
+
 // Custom returns a policy that asks fn about every connection. fn gets the
 // request's context, host, port, protocol and sandbox in r, and returns
 // whether to allow it and why; an empty reason is recorded as "allowed by

@@ -28,8 +28,8 @@ type netProxy struct {
 // which case no proxy runs (nil) and the kernel refuses every connection.
 // The engine hands it its listeners once they exist.
 func newNetProxy(s *Sandbox) (*netProxy, error) {
-	if NetworkDeniesAll(s.cfg.Network) || IsHostNetwork(s.cfg.Network) {
-		return nil, nil // network_host.go: no proxy on the host's network
+	if NetworkDeniesAll(s.cfg.Network) || isHostNetwork(s.cfg.Network) {
+		return nil, nil // network.go, HostNetwork: no proxy on the host's network
 	}
 	var tok [16]byte
 	if _, err := rand.Read(tok[:]); err != nil {
