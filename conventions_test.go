@@ -177,6 +177,7 @@ func TestImportDirection(t *testing.T) {
 			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},
 		{"pysandbox imports nothing above it", "./internal/pysandbox/...", true, true,
 			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},
+		{"auditlog imports nothing above it", "./internal/auditlog/...", true, true, exactlyRootOrAbove},
 		{"hostprobe imports nothing above it", "./internal/hostprobe/...", true, true, exactlyRootOrAbove},
 		{"backends import nothing above them", "./internal/backend/...", true, false,
 			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},

@@ -3,7 +3,6 @@ package moat
 import (
 	"context"
 	"net/netip"
-	"time"
 
 	"github.com/moat-sandbox/moat/internal/hostpattern"
 )
@@ -270,7 +269,7 @@ func decideNetwork(ctx context.Context, cfg *Config, sb *Sandbox, protocol, host
 }
 
 // auditNetwork records r, the proxy's final decision for sandbox id, in
-// every audit log of policy p, unthrottled (audit_throttle.go throttles
+// every audit log of policy p, unthrottled (internal/auditlog/throttle.go throttles
 // the proxy's). A non-nil error means the connection must be refused.
 func auditNetwork(p NetworkPolicy, id string, r AuditRecord) error {
 	if h, _, err := normalizeHost(r.Host); err == nil {
@@ -279,30 +278,6 @@ func auditNetwork(p NetworkPolicy, id string, r AuditRecord) error {
 	r.Sandbox = id
 	for _, l := range auditLogs(p) {
 		if err := l.Record(r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// encodeAudit normalizes r for sandbox id, as auditNetwork writes it, and
-// encodes it once for every log (a zero Time is the time now).
-func encodeAudit(id string, r *AuditRecord) ([]byte, error) {
-	if h, _, err := normalizeHost(r.Host); err == nil {
-		r.Host = h
-	}
-	r.Sandbox = id
-	line, err := encodeAuditRecord(*r, time.Now)
-	if err != nil {
-		return nil, errorf("audit log: %w", err)
-	}
-	return line, nil
-}
-
-// writeAuditLine writes line to every audit log of policy p.
-func writeAuditLine(p NetworkPolicy, line []byte) error {
-	for _, l := range auditLogs(p) {
-		if err := l.writeLine(line); err != nil {
 			return err
 		}
 	}
