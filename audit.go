@@ -1,6 +1,7 @@
 package moat
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -132,6 +133,94 @@ func (l *NetworkAuditLog) Record(r AuditRecord) error {
 // calls to Close return nil.
 func (l *NetworkAuditLog) Close() error { return l.log().Close() }
 
+// AuditedPolicy is a [NetworkPolicy] whose decisions are recorded in a
+// [NetworkAuditLog]. Make one with [Audited]; the zero value denies
+// everything and records nothing.
+//
+// The line is written by the sandbox's proxy, not by Decide: the proxy
+// writes one line per final decision, after its own refusal of local
+// addresses and after resolving the name (so the line carries the IP it is
+// about to dial), and it opens the connection only if the line was written.
+// A failed write refuses the connection. Calling Decide outside a sandbox
+// writes nothing. A policy that denies everything runs no proxy, so its
+// refusals, made by the kernel, are not recorded. The zero value denies
+// everything and records nothing; use [Audited].
+type AuditedPolicy struct {
+	inner NetworkPolicy
+	log   *NetworkAuditLog
+}
+
+// Audited returns inner with every decision recorded in log. A nil inner
+// means [DenyAll]. Audited panics if log is nil. Wrapping an audited policy
+// again records each decision in both logs.
+func Audited(inner NetworkPolicy, log *NetworkAuditLog) *AuditedPolicy {
+	if log == nil {
+		panic("moat: Audited: nil audit log")
+	}
+	return &AuditedPolicy{inner: inner, log: log}
+}
+
+// Decide returns the wrapped policy's decision; see [AuditedPolicy] for
+// where it is recorded.
+func (a *AuditedPolicy) Decide(ctx context.Context, r NetworkRequest) NetworkDecision {
+	if a == nil || a.inner == nil {
+		return denyAll{}.Decide(ctx, r)
+	}
+	return a.inner.Decide(ctx, r)
+}
+
+// DeniesAll reports whether the wrapped policy denies everything.
+func (a *AuditedPolicy) DeniesAll() bool { return a == nil || NetworkDeniesAll(a.inner) }
+
+// Policy returns the wrapped policy, nil meaning [DenyAll].
+func (a *AuditedPolicy) Policy() NetworkPolicy {
+	if a == nil {
+		return nil
+	}
+	return a.inner
+}
+
+// Log returns the log that the decisions are recorded in, nil for the zero
+// value.
+func (a *AuditedPolicy) Log() *NetworkAuditLog {
+	if a == nil {
+		return nil
+	}
+	return a.log
+}
+
+// auditLogs returns the logs of every Audited wrapper around p, outermost
+// first.
+func auditLogs(p NetworkPolicy) []*NetworkAuditLog {
+	var logs []*NetworkAuditLog
+	for {
+		a, ok := p.(*AuditedPolicy)
+		if !ok || a == nil {
+			return logs
+		}
+		if a.log != nil {
+			logs = append(logs, a.log)
+		}
+		p = a.inner
+	}
+}
+
+// auditNetwork records r, the proxy's final decision for sandbox id, in
+// every audit log of policy p, unthrottled (internal/auditlog/throttle.go throttles
+// the proxy's). A non-nil error means the connection must be refused.
+func auditNetwork(p NetworkPolicy, id string, r AuditRecord) error {
+	if h, _, err := normalizeHost(r.Host); err == nil {
+		r.Host = h
+	}
+	r.Sandbox = id
+	for _, l := range auditLogs(p) {
+		if err := l.Record(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // writeAuditLine writes line, one encoded record, to every audit log of
 // policy p.
 func writeAuditLine(p NetworkPolicy, line []byte) error {
@@ -143,16 +232,16 @@ func writeAuditLine(p NetworkPolicy, line []byte) error {
 	return nil
 }
 
-// newAuditThrottle returns sandbox s's audit writer (see
-// internal/auditlog.Throttle): its lines go to every log of its policy,
-// within its budget.
-func newAuditThrottle(s *Sandbox) *auditlog.Throttle {
+// newAuditThrottle returns the audit writer of sandbox id, built from cfg
+// (see internal/auditlog.Throttle): its lines go to every log of cfg's
+// policy, within the budget of its disk limit.
+func newAuditThrottle(id string, cfg *Config) *auditlog.Throttle {
 	var write func([]byte) error
-	if len(auditLogs(s.cfg.Network)) > 0 {
-		network := s.cfg.Network
+	if len(auditLogs(cfg.Network)) > 0 {
+		network := cfg.Network
 		write = func(line []byte) error { return writeAuditLine(network, line) }
 	}
-	return auditlog.NewThrottle(s.id, auditlog.Budget(s.cfg.Limits.DiskBytes), write)
+	return auditlog.NewThrottle(id, auditlog.Budget(cfg.Limits.DiskBytes), write)
 }
 
 // isAuditFull reports whether err refused a connection for a full log.

@@ -36,7 +36,7 @@ func newNetProxy(s *Sandbox) (*netProxy, error) {
 	if _, err := rand.Read(tok[:]); err != nil {
 		return nil, errorf("network proxy: %w", err)
 	}
-	p := &netProxy{token: hex.EncodeToString(tok[:]), audit: newAuditThrottle(s)}
+	p := &netProxy{token: hex.EncodeToString(tok[:]), audit: newAuditThrottle(s.id, &s.cfg)}
 	srv, err := proxy.New(proxy.Config{
 		PolicyName: policyName(s.cfg.Network),
 		Check: func(ctx context.Context, r proxy.Request) proxy.Decision {
