@@ -1,23 +1,25 @@
 package moat
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/moat-sandbox/moat/internal/auditlog"
 	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/hostview"
-
 	"github.com/moat-sandbox/moat/internal/paths"
+	"github.com/moat-sandbox/moat/internal/proxy"
 )
+
+// This file is the audit log's public face; internal/auditlog writes the
+// lines, rotates the daily files and throttles each sandbox's share.
 
 // AuditRecord is one network decision as written to a [NetworkAuditLog].
 // The zero value is a denial of an unnamed host, stamped with the time it
@@ -60,30 +62,6 @@ type AuditRecord struct {
 	Repeated int64
 }
 
-// auditLine is the JSON form of an AuditRecord; the field order is the
-// order of the keys in the line.
-type auditLine struct {
-	Timestamp string `json:"timestamp"`
-	Sandbox   string `json:"sandbox"`
-	Protocol  string `json:"protocol"`
-	Host      string `json:"host"`
-	Port      int    `json:"port"`
-	IP        string `json:"ip,omitempty"`
-	Allowed   bool   `json:"allowed"`
-	Reason    string `json:"reason"`
-	Repeated  int64  `json:"repeated,omitempty"`
-}
-
-// auditTimeFormat is RFC 3339 with milliseconds.
-const auditTimeFormat = "2006-01-02T15:04:05.000Z07:00"
-
-// Daily audit files are named auditFilePrefix + YYYY-MM-DD + auditFileSuffix.
-const (
-	auditFilePrefix = "network-audit."
-	auditFileSuffix = ".jsonl"
-	auditDateFormat = "2006-01-02"
-)
-
 // NetworkAuditLog records network decisions as JSON Lines, one object per
 // decision:
 //
@@ -96,17 +74,7 @@ const (
 // concurrent use, by any number of sandboxes. The zero value is not usable:
 // [NetworkAuditLog.Record] on it returns an error.
 type NetworkAuditLog struct {
-	mu     sync.Mutex
-	w      io.Writer // the current destination; nil when unusable
-	c      io.Closer // closes w; nil when w is not ours to close
-	name   string    // the file or directory, for messages
-	now    func() time.Time
-	closed bool
-
-	// Daily rotation; dir is empty for a single file.
-	dir      string
-	maxFiles int
-	day      string // date of the open file, auditDateFormat
+	l *auditlog.Log // nil for the zero value
 }
 
 // OpenAuditLog opens the file at path for appending audit lines, creating it
@@ -114,17 +82,11 @@ type NetworkAuditLog struct {
 // reopening it continues it. The directory that holds it must exist; it is
 // not created.
 func OpenAuditLog(path string) (*NetworkAuditLog, error) {
-	if path == "" {
-		return nil, errorf("audit log %q: empty path", path)
-	}
-	if err := checkAuditDir(path, filepath.Dir(path)); err != nil {
-		return nil, err
-	}
-	f, err := openAuditFile(path)
+	l, err := auditlog.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return &NetworkAuditLog{w: f, c: f, name: path, now: time.Now}, nil
+	return &NetworkAuditLog{l: l}, nil
 }
 
 // OpenDailyAuditLog opens a log that writes to one file a day in dir, named
@@ -136,54 +98,24 @@ func OpenAuditLog(path string) (*NetworkAuditLog, error) {
 // files in dir are never touched. maxFiles 0 keeps every file; a negative
 // maxFiles is an error. dir must exist; it is not created.
 func OpenDailyAuditLog(dir string, maxFiles int) (*NetworkAuditLog, error) {
-	return openDailyAuditLog(dir, maxFiles, time.Now)
-}
-
-// openDailyAuditLog is OpenDailyAuditLog with a clock.
-func openDailyAuditLog(dir string, maxFiles int, now func() time.Time) (*NetworkAuditLog, error) {
-	if dir == "" {
-		return nil, errorf("audit log directory %q: empty path", dir)
-	}
-	if maxFiles < 0 {
-		return nil, errorf("audit log directory %q: max files %d: want 0 (keep all) or more", dir, maxFiles)
-	}
-	if err := checkAuditDir(dir, dir); err != nil {
+	l, err := auditlog.OpenDaily(dir, maxFiles, time.Now)
+	if err != nil {
 		return nil, err
 	}
-	l := &NetworkAuditLog{name: dir, now: now, dir: dir, maxFiles: maxFiles}
-	if err := l.rotate(now()); err != nil {
-		return nil, err
-	}
-	return l, nil
+	return &NetworkAuditLog{l: l}, nil
 }
 
 // newAuditLogWriter returns a log that writes to w and does not close it.
 func newAuditLogWriter(w io.Writer, now func() time.Time) *NetworkAuditLog {
-	return &NetworkAuditLog{w: w, name: "writer", now: now}
+	return &NetworkAuditLog{l: auditlog.NewWriter(w, now)}
 }
 
-// checkAuditDir checks that dir, where the log name will live, is an
-// existing directory.
-func checkAuditDir(name, dir string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return errorf("audit log %q: directory %q does not exist", name, dir)
-		}
-		return errorf("audit log %q: %w", name, err)
+// log returns l's log, nil for a nil or zero NetworkAuditLog.
+func (l *NetworkAuditLog) log() *auditlog.Log {
+	if l == nil {
+		return nil
 	}
-	if !fi.IsDir() {
-		return errorf("audit log %q: %q is not a directory", name, dir)
-	}
-	return nil
-}
-
-func openAuditFile(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, errorf("audit log %q: %w", path, err)
-	}
-	return f, nil
+	return l.l
 }
 
 // Record writes r as one line and returns once the line has been handed to
@@ -194,163 +126,135 @@ func openAuditFile(path string) (*os.File, error) {
 // connection must be refused. Concurrent calls never interleave or lose
 // lines.
 func (l *NetworkAuditLog) Record(r AuditRecord) error {
-	if l == nil || l.now == nil {
-		return errorf("audit log: not opened")
-	}
-	line, err := encodeAuditRecord(r, l.now)
-	if err != nil {
-		return errorf("audit log %q: %w", l.name, err)
-	}
-	return l.writeLine(line)
-}
-
-// writeLine writes line, one encoded record, as Record does.
-func (l *NetworkAuditLog) writeLine(line []byte) error {
-	if l == nil || l.now == nil {
-		return errorf("audit log: not opened")
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return errorf("audit log %q: closed", l.name)
-	}
-	if l.dir != "" {
-		if err := l.rotate(l.now()); err != nil {
-			return err
-		}
-	}
-	if l.w == nil {
-		return errorf("audit log %q: no open file", l.name)
-	}
-	n, err := l.w.Write(line)
-	if err == nil && n != len(line) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		return errorf("audit log %q: write: %w", l.name, err)
-	}
-	return nil
-}
-
-// encodeAuditRecord returns r as a JSON line ending in a newline.
-func encodeAuditRecord(r AuditRecord, now func() time.Time) ([]byte, error) {
-	t := r.Time
-	if t.IsZero() {
-		t = now()
-	}
-	a := auditLine{
-		Timestamp: t.UTC().Format(auditTimeFormat),
-		Sandbox:   r.Sandbox,
-		Protocol:  r.Protocol,
-		Host:      r.Host,
-		Port:      r.Port,
-		Allowed:   r.Allowed,
-		Reason:    r.Reason,
-		Repeated:  max(r.Repeated, 0),
-	}
-	if r.IP.IsValid() {
-		a.IP = r.IP.String()
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(a); err != nil { // Encode ends the line with '\n'
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// rotate makes sure the file for the UTC date of now is open, and prunes old
-// files when it opens one. It is called with l.mu held.
-func (l *NetworkAuditLog) rotate(now time.Time) error {
-	day := now.UTC().Format(auditDateFormat)
-	if day == l.day && l.w != nil {
-		return nil
-	}
-	path := filepath.Join(l.dir, auditFilePrefix+day+auditFileSuffix)
-	f, err := openAuditFile(path)
-	if err != nil {
-		return err
-	}
-	if l.c != nil {
-		_ = l.c.Close() // every line was written with a single write
-	}
-	l.w, l.c, l.day = f, f, day
-	l.prune()
-	return nil
-}
-
-// prune deletes the oldest daily files in l.dir beyond l.maxFiles, never
-// the open one. Failures are ignored: they cost disk space, not records.
-func (l *NetworkAuditLog) prune() {
-	if l.maxFiles == 0 {
-		return
-	}
-	entries, err := os.ReadDir(l.dir)
-	if err != nil {
-		return
-	}
-	current := auditFilePrefix + l.day + auditFileSuffix
-	var old []string
-	for _, e := range entries {
-		if n := e.Name(); n != current && e.Type().IsRegular() && isDailyAuditName(n) {
-			old = append(old, n)
-		}
-	}
-	sort.Strings(old) // the date format sorts chronologically
-	for i := 0; i < len(old)+1-l.maxFiles; i++ {
-		_ = os.Remove(filepath.Join(l.dir, old[i]))
-	}
-}
-
-// isDailyAuditName reports whether name is network-audit.YYYY-MM-DD.jsonl
-// with a real date.
-func isDailyAuditName(name string) bool {
-	date, ok := strings.CutPrefix(name, auditFilePrefix)
-	if !ok {
-		return false
-	}
-	date, ok = strings.CutSuffix(date, auditFileSuffix)
-	if !ok || len(date) != len(auditDateFormat) {
-		return false
-	}
-	t, err := time.Parse(auditDateFormat, date)
-	return err == nil && t.Format(auditDateFormat) == date
+	return l.log().Record(auditlog.Record(r)) // the conversion keeps the two field lists in step
 }
 
 // Close closes the log's file. Later calls to Record return an error; later
 // calls to Close return nil.
-func (l *NetworkAuditLog) Close() error {
-	if l == nil {
+func (l *NetworkAuditLog) Close() error { return l.log().Close() }
+
+// AuditedPolicy is a [NetworkPolicy] whose decisions are recorded in a
+// [NetworkAuditLog]. Make one with [Audited]; the zero value denies
+// everything and records nothing.
+//
+// The line is written by the sandbox's proxy, not by Decide: the proxy
+// writes one line per final decision, after its own refusal of local
+// addresses and after resolving the name (so the line carries the IP it is
+// about to dial), and it opens the connection only if the line was written.
+// A failed write refuses the connection. Calling Decide outside a sandbox
+// writes nothing. A policy that denies everything runs no proxy, so its
+// refusals, made by the kernel, are not recorded. The zero value denies
+// everything and records nothing; use [Audited].
+type AuditedPolicy struct {
+	inner NetworkPolicy
+	log   *NetworkAuditLog
+}
+
+// Audited returns inner with every decision recorded in log. A nil inner
+// means [DenyAll]. Audited panics if log is nil. Wrapping an audited policy
+// again records each decision in both logs.
+func Audited(inner NetworkPolicy, log *NetworkAuditLog) *AuditedPolicy {
+	if log == nil {
+		panic("moat: Audited: nil audit log")
+	}
+	return &AuditedPolicy{inner: inner, log: log}
+}
+
+// Decide returns the wrapped policy's decision; see [AuditedPolicy] for
+// where it is recorded.
+func (a *AuditedPolicy) Decide(ctx context.Context, r NetworkRequest) NetworkDecision {
+	if a == nil || a.inner == nil {
+		return denyAll{}.Decide(ctx, r)
+	}
+	return a.inner.Decide(ctx, r)
+}
+
+// DeniesAll reports whether the wrapped policy denies everything.
+func (a *AuditedPolicy) DeniesAll() bool { return a == nil || NetworkDeniesAll(a.inner) }
+
+// Policy returns the wrapped policy, nil meaning [DenyAll].
+func (a *AuditedPolicy) Policy() NetworkPolicy {
+	if a == nil {
 		return nil
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
+	return a.inner
+}
+
+// Log returns the log that the decisions are recorded in, nil for the zero
+// value.
+func (a *AuditedPolicy) Log() *NetworkAuditLog {
+	if a == nil {
 		return nil
 	}
-	l.closed = true
-	var err error
-	if l.c != nil {
-		if cerr := l.c.Close(); cerr != nil {
-			err = errorf("audit log %q: close: %w", l.name, cerr)
+	return a.log
+}
+
+// auditLogs returns the logs of every Audited wrapper around p, outermost
+// first.
+func auditLogs(p NetworkPolicy) []*NetworkAuditLog {
+	var logs []*NetworkAuditLog
+	for {
+		a, ok := p.(*AuditedPolicy)
+		if !ok || a == nil {
+			return logs
+		}
+		if a.log != nil {
+			logs = append(logs, a.log)
+		}
+		p = a.inner
+	}
+}
+
+// auditNetwork records r, the proxy's final decision for sandbox id, in
+// every audit log of policy p, unthrottled (internal/auditlog/throttle.go throttles
+// the proxy's). A non-nil error means the connection must be refused.
+func auditNetwork(p NetworkPolicy, id string, r AuditRecord) error {
+	if h, _, err := normalizeHost(r.Host); err == nil {
+		r.Host = h
+	}
+	r.Sandbox = id
+	for _, l := range auditLogs(p) {
+		if err := l.Record(r); err != nil {
+			return err
 		}
 	}
-	l.w, l.c = nil, nil
-	return err
+	return nil
 }
+
+// writeAuditLine writes line, one encoded record, to every audit log of
+// policy p.
+func writeAuditLine(p NetworkPolicy, line []byte) error {
+	for _, l := range auditLogs(p) {
+		if err := l.log().WriteLine(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newAuditThrottle returns the audit writer of sandbox id, built from cfg
+// (see internal/auditlog.Throttle): its lines go to every log of cfg's
+// policy, within the budget of its disk limit.
+func newAuditThrottle(id string, cfg *Config) *auditlog.Throttle {
+	var write func([]byte) error
+	if len(auditLogs(cfg.Network)) > 0 {
+		network := cfg.Network
+		write = func(line []byte) error { return writeAuditLine(network, line) }
+	}
+	return auditlog.NewThrottle(id, auditlog.Budget(cfg.Limits.DiskBytes), write)
+}
+
+// isAuditFull reports whether err refused a connection for a full log.
+func isAuditFull(err error) bool { return errors.Is(err, proxy.ErrAuditFull) }
 
 // auditLogTarget returns the file or directory that cfg's audit log
 // writes to, "" when there is none or it is not a file (a writer).
 func auditLogTarget(cfg *Config) string {
 	a, ok := cfg.Network.(*AuditedPolicy)
-	if !ok || a == nil || a.log == nil || a.log.now == nil || a.log.name == "writer" {
+	if !ok || a == nil {
 		return ""
 	}
-	if a.log.dir != "" {
-		return a.log.dir
-	}
-	return a.log.name
+	return a.log.log().Target()
 }
 
 // checkAuditLogPlace refuses cfg's audit log when the sandbox could write
@@ -372,16 +276,17 @@ func checkAuditLogPlace(cfg *Config) error {
 // lets the sandbox write every file the user can. An existing log with
 // other hard links is refused too: one of them may be in such a place.
 // Call it before opening the log, so that nothing is created for a refused
-// one; [New] checks it again.
+// one; [New] checks it again. The same holds for any other file written on
+// the host for the caller that the caller then trusts, such as
+// `moat run --report-json`'s report (its [PlaceError]'s Problem applies).
 func CheckAuditLogPath(path string, cfg Config) error {
-	return CheckHostFilePath("audit log", path, cfg)
+	return checkHostFilePath("audit log", path, cfg)
 }
 
-// CheckHostFilePath is [CheckAuditLogPath] for any file that moat writes
-// on the host for its caller and that the caller then trusts, such as the
-// audit log or `moat run --report-json`'s report: subject names it in the
-// [PlaceError]. An empty path is nil.
-func CheckHostFilePath(subject, path string, cfg Config) error {
+// checkHostFilePath is [CheckAuditLogPath] for any file that moat writes
+// on the host for its caller and that the caller then trusts: subject
+// names it in the [PlaceError]. An empty path is nil.
+func checkHostFilePath(subject, path string, cfg Config) error {
 	if path == "" {
 		return nil
 	}

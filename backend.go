@@ -135,7 +135,7 @@ func planPolicy(cfg *Config, h *hostFacts) spec.Policy {
 	}
 	p.Sockets = h.Sockets
 	p.Network.ProxyPort = h.ProxyPort
-	p.HostNetwork = IsHostNetwork(cfg.Network)
+	p.HostNetwork = isHostNetwork(cfg.Network)
 	p.FS = fsPolicy(cfg, h.Canonical) // filesystem_spec.go
 	if h.Scratch != "" {
 		p.Scratch = []string{h.Scratch}

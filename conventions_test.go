@@ -145,6 +145,7 @@ func TestImportDirection(t *testing.T) {
 				return within(imp, mod) && imp != mod && imp != mod+"/policy" && imp != mod+"/ipc" && !within(imp, mod+"/internal/cli") &&
 					imp != mod+"/internal/hostinput" && imp != mod+"/internal/report/jsonv1" && imp != mod+"/internal/settings" &&
 					imp != mod+"/internal/quarantine" && imp != mod+"/internal/termsafe" && imp != mod+"/internal/paths" &&
+					imp != mod+"/internal/hostprobe" && // moat doctor's probe of the host, never the library's
 					imp != mod+"/internal/report/jsonv1/schematest" && // test helper, like moattest
 					!within(imp, mod+"/redact") && imp != mod+"/internal/hfhub/hubtest" &&
 					imp != mod+"/internal/moattest" // test helper; "no production code" below keeps it out of the binary
@@ -176,6 +177,8 @@ func TestImportDirection(t *testing.T) {
 			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},
 		{"pysandbox imports nothing above it", "./internal/pysandbox/...", true, true,
 			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},
+		{"auditlog imports nothing above it", "./internal/auditlog/...", true, true, exactlyRootOrAbove},
+		{"hostprobe imports nothing above it", "./internal/hostprobe/...", true, true, exactlyRootOrAbove},
 		{"backends import nothing above them", "./internal/backend/...", true, false,
 			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},
 		{"policy does not depend on the CLI", "./policy/...", true, false, under(mod+"/internal/cli", mod+"/cmd")},

@@ -32,7 +32,7 @@ func validateFilesystemPolicy(c *Config) error {
 	}
 	// Enforced on Linux (filesystem_policy_linux.go); other backends
 	// refuse them until they do.
-	if !filesystemPolicyEnforced && (len(c.Deny)+len(c.ReadOnly)+len(c.Seal)+len(c.VirtualFiles) > 0 || c.HideProc || IsHostNetwork(c.Network)) {
+	if !filesystemPolicyEnforced && (len(c.Deny)+len(c.ReadOnly)+len(c.Seal)+len(c.VirtualFiles) > 0 || c.HideProc || isHostNetwork(c.Network)) {
 		return &ConfigError{Field: "filesystem policy", Value: "deny/read-only/seal/virtual/hide-proc", Problem: "not enforced yet"}
 	}
 	return nil

@@ -3,7 +3,6 @@ package moat
 import (
 	"context"
 	"net/netip"
-	"time"
 
 	"github.com/moat-sandbox/moat/internal/hostpattern"
 )
@@ -107,6 +106,25 @@ func (allowAll) Decide(context.Context, NetworkRequest) NetworkDecision {
 	return NetworkDecision{Allow: true, Reason: "every host is allowed"}
 }
 
+// HostNetwork returns a policy that leaves the sandbox on the host's
+// network: no network namespace and no proxy, so every connection the
+// host could make is allowed and none is audited. It is what a policy
+// document's "network": "host" asks for, and [Sandbox.Report] says so
+// plainly. Choose it explicitly; the zero Config denies all network.
+func HostNetwork() NetworkPolicy { return hostNetwork{} }
+
+type hostNetwork struct{}
+
+func (hostNetwork) Decide(context.Context, NetworkRequest) NetworkDecision {
+	return NetworkDecision{Allow: true, Reason: "host network"}
+}
+
+// isHostNetwork reports whether p is [HostNetwork].
+func isHostNetwork(p NetworkPolicy) bool {
+	_, ok := p.(hostNetwork)
+	return ok
+}
+
 // Custom returns a policy that asks fn about every connection. fn gets the
 // request's context, host, port, protocol and sandbox in r, and returns
 // whether to allow it and why; an empty reason is recorded as "allowed by
@@ -134,78 +152,6 @@ func (c customPolicy) Decide(ctx context.Context, r NetworkRequest) NetworkDecis
 		}
 	}
 	return NetworkDecision{Allow: allow, Reason: reason}
-}
-
-// AuditedPolicy is a [NetworkPolicy] whose decisions are recorded in a
-// [NetworkAuditLog]. Make one with [Audited]; the zero value denies
-// everything and records nothing.
-//
-// The line is written by the sandbox's proxy, not by Decide: the proxy
-// writes one line per final decision, after its own refusal of local
-// addresses and after resolving the name (so the line carries the IP it is
-// about to dial), and it opens the connection only if the line was written.
-// A failed write refuses the connection. Calling Decide outside a sandbox
-// writes nothing. A policy that denies everything runs no proxy, so its
-// refusals, made by the kernel, are not recorded. The zero value denies
-// everything and records nothing; use [Audited].
-type AuditedPolicy struct {
-	inner NetworkPolicy
-	log   *NetworkAuditLog
-}
-
-// Audited returns inner with every decision recorded in log. A nil inner
-// means [DenyAll]. Audited panics if log is nil. Wrapping an audited policy
-// again records each decision in both logs.
-func Audited(inner NetworkPolicy, log *NetworkAuditLog) *AuditedPolicy {
-	if log == nil {
-		panic("moat: Audited: nil audit log")
-	}
-	return &AuditedPolicy{inner: inner, log: log}
-}
-
-// Decide returns the wrapped policy's decision; see [AuditedPolicy] for
-// where it is recorded.
-func (a *AuditedPolicy) Decide(ctx context.Context, r NetworkRequest) NetworkDecision {
-	if a == nil || a.inner == nil {
-		return denyAll{}.Decide(ctx, r)
-	}
-	return a.inner.Decide(ctx, r)
-}
-
-// DeniesAll reports whether the wrapped policy denies everything.
-func (a *AuditedPolicy) DeniesAll() bool { return a == nil || NetworkDeniesAll(a.inner) }
-
-// Policy returns the wrapped policy, nil meaning [DenyAll].
-func (a *AuditedPolicy) Policy() NetworkPolicy {
-	if a == nil {
-		return nil
-	}
-	return a.inner
-}
-
-// Log returns the log that the decisions are recorded in, nil for the zero
-// value.
-func (a *AuditedPolicy) Log() *NetworkAuditLog {
-	if a == nil {
-		return nil
-	}
-	return a.log
-}
-
-// auditLogs returns the logs of every Audited wrapper around p, outermost
-// first.
-func auditLogs(p NetworkPolicy) []*NetworkAuditLog {
-	var logs []*NetworkAuditLog
-	for {
-		a, ok := p.(*AuditedPolicy)
-		if !ok || a == nil {
-			return logs
-		}
-		if a.log != nil {
-			logs = append(logs, a.log)
-		}
-		p = a.inner
-	}
 }
 
 // networkPolicy returns the effective policy of cfg.
@@ -248,46 +194,6 @@ func decideNetwork(ctx context.Context, cfg *Config, sb *Sandbox, protocol, host
 		return NetworkDecision{Reason: "invalid port"}
 	}
 	return networkPolicy(cfg).Decide(ctx, NetworkRequest{Host: h, Port: port, Protocol: protocol, Sandbox: sb})
-}
-
-// auditNetwork records r, the proxy's final decision for sandbox id, in
-// every audit log of policy p, unthrottled (audit_throttle.go throttles
-// the proxy's). A non-nil error means the connection must be refused.
-func auditNetwork(p NetworkPolicy, id string, r AuditRecord) error {
-	if h, _, err := normalizeHost(r.Host); err == nil {
-		r.Host = h
-	}
-	r.Sandbox = id
-	for _, l := range auditLogs(p) {
-		if err := l.Record(r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// encodeAudit normalizes r for sandbox id, as auditNetwork writes it, and
-// encodes it once for every log (a zero Time is the time now).
-func encodeAudit(id string, r *AuditRecord) ([]byte, error) {
-	if h, _, err := normalizeHost(r.Host); err == nil {
-		r.Host = h
-	}
-	r.Sandbox = id
-	line, err := encodeAuditRecord(*r, time.Now)
-	if err != nil {
-		return nil, errorf("audit log: %w", err)
-	}
-	return line, nil
-}
-
-// writeAuditLine writes line to every audit log of policy p.
-func writeAuditLine(p NetworkPolicy, line []byte) error {
-	for _, l := range auditLogs(p) {
-		if err := l.writeLine(line); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // normalizeHost returns host in the form of [NetworkRequest.Host]: an IP

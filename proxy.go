@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strconv"
 
+	"github.com/moat-sandbox/moat/internal/auditlog"
 	"github.com/moat-sandbox/moat/internal/proxy"
 	"github.com/moat-sandbox/moat/internal/refusal"
 )
@@ -21,21 +22,21 @@ type netProxy struct {
 	// refused bounds the destinations recorded as refusals.
 	refused refusal.Budget
 	// audit writes the proxy's decisions within the sandbox's bounds.
-	audit *auditThrottle
+	audit *auditlog.Throttle
 }
 
 // newNetProxy creates sandbox s's proxy unless its policy denies all, in
 // which case no proxy runs (nil) and the kernel refuses every connection.
 // The engine hands it its listeners once they exist.
 func newNetProxy(s *Sandbox) (*netProxy, error) {
-	if NetworkDeniesAll(s.cfg.Network) || IsHostNetwork(s.cfg.Network) {
-		return nil, nil // network_host.go: no proxy on the host's network
+	if NetworkDeniesAll(s.cfg.Network) || isHostNetwork(s.cfg.Network) {
+		return nil, nil // network.go, HostNetwork: no proxy on the host's network
 	}
 	var tok [16]byte
 	if _, err := rand.Read(tok[:]); err != nil {
 		return nil, errorf("network proxy: %w", err)
 	}
-	p := &netProxy{token: hex.EncodeToString(tok[:]), audit: newAuditThrottle(s)}
+	p := &netProxy{token: hex.EncodeToString(tok[:]), audit: newAuditThrottle(s.id, &s.cfg)}
 	srv, err := proxy.New(proxy.Config{
 		PolicyName: policyName(s.cfg.Network),
 		Check: func(ctx context.Context, r proxy.Request) proxy.Decision {
@@ -44,7 +45,7 @@ func newNetProxy(s *Sandbox) (*netProxy, error) {
 		},
 		Audit: func(r proxy.Record) error {
 			ip, _ := netip.ParseAddr(r.IP)
-			err := p.audit.record(AuditRecord{Time: r.Time, Protocol: r.Protocol, Host: r.Host, Port: r.Port,
+			err := p.audit.Record(auditlog.Record{Time: r.Time, Protocol: r.Protocol, Host: r.Host, Port: r.Port,
 				IP: ip, Allowed: r.Allowed, Reason: r.Reason})
 			switch {
 			case isAuditFull(err):
@@ -85,7 +86,7 @@ func (p *netProxy) serve(l net.Listener) {
 func (p *netProxy) close() {
 	if p != nil {
 		p.srv.Close()
-		p.audit.close()
+		p.audit.Close()
 	}
 }
 

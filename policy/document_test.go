@@ -328,7 +328,7 @@ func TestDocumentExecConfig(t *testing.T) {
 			}
 		}},
 		{name: "allow-all", doc: `{"command":["true"],"network":"allow-all"}`, check: func(t *testing.T, e *Exec) {
-			if e.Config.Network == nil || moat.IsHostNetwork(e.Config.Network) {
+			if e.Config.Network == nil || e.Config.Network == moat.HostNetwork() {
 				t.Fatalf("network %v, want moat's proxy", e.Config.Network)
 			}
 		}},
@@ -371,7 +371,7 @@ func TestDocumentExecConfig(t *testing.T) {
 			}
 		}},
 		{name: "host network", doc: `{"command":["true"],"network":"host"}`, check: func(t *testing.T, e *Exec) {
-			if !moat.IsHostNetwork(e.Config.Network) {
+			if e.Config.Network != moat.HostNetwork() {
 				t.Fatalf("network %v, want moat.HostNetwork", e.Config.Network)
 			}
 		}},

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/hostprobe"
 )
 
 // doctorReport is everything moat doctor finds. Its JSON keys are stable:
@@ -163,7 +164,7 @@ fixes, or add --best-effort to run with what the host has).`,
 // diagnose probes the host and tries the sandbox moat run would build from
 // cfg: as given, without --best-effort, and, when that fails, with it.
 func diagnose(cfg moat.Config) doctorReport {
-	host := moat.ProbeHost()
+	host := hostprobe.Probe()
 	r := hostChecks(host)
 	r.OS, r.Arch = runtime.GOOS, runtime.GOARCH
 	r.Isolation = cfg.Isolation.String()
@@ -262,7 +263,7 @@ func strictWorks() strictCheck {
 
 // withFixes pairs each missing piece and each gap with the fix that
 // host gives it.
-func withFixes(host moat.HostReport, missing, gaps []string) []missingPiece {
+func withFixes(host hostprobe.Report, missing, gaps []string) []missingPiece {
 	out := []missingPiece{}
 	for _, m := range missing {
 		out = append(out, missingPiece{Piece: m, Fix: host.Fix(m)})

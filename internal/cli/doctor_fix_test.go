@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/hostprobe"
 )
 
 // TestWithFixes: doctor pairs each missing piece, and each gap under a
 // "gap: " prefix, with the fix moat's host report gives it (the fixes
-// themselves are tested with moat.HostReport.Fix).
+// themselves are tested with hostprobe.Report.Fix).
 func TestWithFixes(t *testing.T) {
-	host := moat.HostReport{Landlock: moat.HostFeature{Fix: "boot with lsm=...,landlock"}}
+	host := hostprobe.Report{Landlock: hostprobe.Feature{Fix: "boot with lsm=...,landlock"}}
 	got := withFixes(host, []string{"landlock: not supported", "something moat has never heard of"},
 		[]string{"signals to host processes of the same user are not blocked by Landlock"})
 	want := []missingPiece{
@@ -32,12 +32,12 @@ func TestWithFixes(t *testing.T) {
 // TestHostChecks: the host part of doctor's JSON carries every field of
 // moat's host report.
 func TestHostChecks(t *testing.T) {
-	h := moat.HostReport{
+	h := hostprobe.Report{
 		Kernel: "6.1.0", Machine: "x86_64", Root: true,
-		Landlock:       moat.HostFeature{Detail: "kernel reports no Landlock ABI", Fix: "boot with landlock"},
-		Seccomp:        moat.HostFeature{Available: true},
-		UserNamespaces: moat.HostFeature{Detail: "EPERM", Fix: "sysctl"},
-		Cgroup: moat.CgroupReport{V2Mount: "/sys/fs/cgroup", V2Controllers: []string{"memory"}, V1Controllers: map[string]string{"pids": "/p"},
+		Landlock:       hostprobe.Feature{Detail: "kernel reports no Landlock ABI", Fix: "boot with landlock"},
+		Seccomp:        hostprobe.Feature{Available: true},
+		UserNamespaces: hostprobe.Feature{Detail: "EPERM", Fix: "sysctl"},
+		Cgroup: hostprobe.Cgroups{V2Mount: "/sys/fs/cgroup", V2Controllers: []string{"memory"}, V1Controllers: map[string]string{"pids": "/p"},
 			Memory: "v2", Pids: "v1", CPU: "v2", Kill: "v2", Delegated: "/d", Writable: true, Reason: "r", Fix: "f"},
 	}
 	r := hostChecks(h)
@@ -69,7 +69,7 @@ func TestDoctorTextWhenRunFails(t *testing.T) {
 	r.Enforcement = enforcement{Mode: "strict", Error: "host cannot enforce the policy: landlock: not supported"}
 	r.BestEffort = &enforcement{Mode: "best-effort", Layers: []layer{{Name: "landlock", Detail: "not supported"}, {Name: "seccomp", Active: true, Detail: "denies ptrace"}},
 		Gaps: []string{"signals to host processes of the same user are not blocked by Landlock"}}
-	r.Missing = withFixes(moat.HostReport{Landlock: moat.HostFeature{Fix: r.Landlock.Fix}}, []string{"landlock: not supported"}, r.BestEffort.Gaps)
+	r.Missing = withFixes(hostprobe.Report{Landlock: hostprobe.Feature{Fix: r.Landlock.Fix}}, []string{"landlock: not supported"}, r.BestEffort.Gaps)
 	r.Run = checkOf(r.Enforcement)
 	var b strings.Builder
 	if err := writeText(&b, r); err != nil {

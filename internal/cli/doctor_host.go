@@ -1,12 +1,12 @@
 package cli
 
-import "github.com/moat-sandbox/moat"
+import "github.com/moat-sandbox/moat/internal/hostprobe"
 
-// hostChecks is the host part of doctor's report: moat.ProbeHost's answer
+// hostChecks is the host part of doctor's report: hostprobe.Probe's answer
 // in the report's stable JSON shape. The conversions keep the two in step:
 // a field moat adds or renames stops this from compiling until the report
 // follows.
-func hostChecks(h moat.HostReport) doctorReport {
+func hostChecks(h hostprobe.Report) doctorReport {
 	return doctorReport{
 		Kernel:         h.Kernel,
 		Machine:        h.Machine,

@@ -45,7 +45,7 @@ func addReportJSONFlag(fs *pflag.FlagSet, command string, stderr io.Writer) *rep
 // python and shell call it from policy's Resolve, exec once its plan is
 // made): one a
 // sandbox built from cfg could write (as --audit-log's, see
-// moat.CheckHostFilePath), a link at FILE (never followed), something
+// moat.CheckAuditLogPath), a link at FILE (never followed), something
 // other than a regular file, or a directory that is missing or that moat
 // cannot write. A refusal is a usage error; nothing is left behind.
 func (r *reportJSON) check(cfg moat.Config) error {
@@ -53,7 +53,7 @@ func (r *reportJSON) check(cfg moat.Config) error {
 		return nil
 	}
 	refuse := func(problem string) error { return usagef("--report-json %q: %s", r.path, problem) }
-	if err := moat.CheckHostFilePath("report", r.path, cfg); err != nil {
+	if err := moat.CheckAuditLogPath(r.path, cfg); err != nil { // the same places are refused; the problem is reworded below
 		var pe *moat.PlaceError
 		if errors.As(err, &pe) {
 			return refuse(pe.Problem)

@@ -510,7 +510,7 @@ func TestNetworkSandboxConcurrentConnections(t *testing.T) {
 		t.Fatalf("server served %d request(s), want %d", s, n)
 	}
 	// Alike decisions past the first few are counted into "repeated"
-	// lines (audit_throttle.go): the lines account for every request.
+	// lines (internal/auditlog/throttle.go): the lines account for every request.
 	lines := readAudit(t, path)
 	var allowed int64
 	for _, l := range lines {

@@ -1,4 +1,4 @@
-package moat
+package hostprobe
 
 import (
 	"fmt"
@@ -9,17 +9,17 @@ import (
 	"github.com/moat-sandbox/moat/internal/cgroup"
 )
 
-// ProbeHost inspects what this host offers a sandbox: Landlock, seccomp,
+// Probe inspects what this host offers a sandbox: Landlock, seccomp,
 // user namespaces and cgroups, each with a fix when it is missing. It
 // starts a helper in the sandbox's namespaces to be sure they work, and
 // tries a scratch cgroup; a host that refuses the namespaces is
 // remembered, so later sandboxes of this process run without them.
-func ProbeHost() HostReport {
+func Probe() Report {
 	h := linux.Probe()
 	// The kernel's settings only suggest that namespaces work; start a
 	// helper in them to be sure (this also makes the report below exact).
 	h.UserNS, h.UserNSReason = linux.ProbeNamespaces()
-	r := HostReport{Kernel: h.Kernel, Machine: h.Arch, Root: h.Root}
+	r := Report{Kernel: h.Kernel, Machine: h.Arch, Root: h.Root}
 
 	r.LandlockABI = h.LandlockABI
 	if h.LandlockABI > 0 {
@@ -47,8 +47,8 @@ func ProbeHost() HostReport {
 }
 
 // cgroupReport converts cgroup.Probe's answer and adds its fix.
-func cgroupReport(info cgroup.Info, root bool) CgroupReport {
-	c := CgroupReport{
+func cgroupReport(info cgroup.Info, root bool) Cgroups {
+	c := Cgroups{
 		V2Mount:       info.V2Mount,
 		V2Controllers: info.V2Controllers,
 		V1Controllers: info.V1,

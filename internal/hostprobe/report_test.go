@@ -1,4 +1,4 @@
-package moat
+package hostprobe
 
 import (
 	"runtime"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestHostReportFix(t *testing.T) {
-	var r HostReport
+	var r Report
 	r.Landlock.Fix = "boot with lsm=...,landlock"
 	r.UserNamespaces.Fix = "sysctl -w kernel.unprivileged_userns_clone=1"
 	tests := []struct {
@@ -33,7 +33,7 @@ func TestHostReportFix(t *testing.T) {
 		})
 	}
 	// With no host fix known, each piece still gets moat's general one.
-	var none HostReport
+	var none Report
 	for piece, want := range map[string]string{
 		"landlock: off":       "Linux 6.7 or later",
 		"seccomp: off":        "CONFIG_SECCOMP_FILTER=y",
@@ -108,15 +108,15 @@ func TestUserNSFix(t *testing.T) {
 func TestCgroupFix(t *testing.T) {
 	tests := []struct {
 		name string
-		c    CgroupReport
+		c    Cgroups
 		root bool
 		want string
 	}{
-		{name: "writable", c: CgroupReport{V2Mount: "/sys/fs/cgroup", Writable: true}, want: ""},
-		{name: "nothing mounted", c: CgroupReport{}, want: "mount cgroup2"},
-		{name: "v1 only, unprivileged", c: CgroupReport{V1Controllers: map[string]string{"memory": "/sys/fs/cgroup/memory"}}, want: "run as root or delegate a cgroup"},
-		{name: "unprivileged", c: CgroupReport{V2Mount: "/sys/fs/cgroup"}, want: "run as root or delegate a cgroup"},
-		{name: "root, read-only", c: CgroupReport{V2Mount: "/sys/fs/cgroup"}, root: true, want: "writable"},
+		{name: "writable", c: Cgroups{V2Mount: "/sys/fs/cgroup", Writable: true}, want: ""},
+		{name: "nothing mounted", c: Cgroups{}, want: "mount cgroup2"},
+		{name: "v1 only, unprivileged", c: Cgroups{V1Controllers: map[string]string{"memory": "/sys/fs/cgroup/memory"}}, want: "run as root or delegate a cgroup"},
+		{name: "unprivileged", c: Cgroups{V2Mount: "/sys/fs/cgroup"}, want: "run as root or delegate a cgroup"},
+		{name: "root, read-only", c: Cgroups{V2Mount: "/sys/fs/cgroup"}, root: true, want: "writable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,10 +154,10 @@ func TestKernelBefore(t *testing.T) {
 // each feature that is missing says why; a missing Linux feature also
 // says how to get it.
 func TestProbeHost(t *testing.T) {
-	r := ProbeHost()
+	r := Probe()
 	features := []struct {
 		name string
-		f    HostFeature
+		f    Feature
 	}{{"landlock", r.Landlock}, {"seccomp", r.Seccomp}, {"user namespaces", r.UserNamespaces}}
 	for _, f := range features {
 		if f.f.Available {

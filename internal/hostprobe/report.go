@@ -1,4 +1,4 @@
-package moat
+package hostprobe
 
 import (
 	"slices"
@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// HostReport is what this host offers a sandbox, whatever its [Config]: the
+// Report is what this host offers a sandbox, whatever its moat.Config: the
 // kernel, each host feature moat's layers are built on, and the cgroup
-// hierarchies, each missing one with a fix. [ProbeHost] makes one; moat
+// hierarchies, each missing one with a fix. [Probe] makes one; moat
 // doctor prints it. The zero value describes a host that offers nothing
 // and says nothing about it.
-type HostReport struct {
+type Report struct {
 	// Kernel is the kernel release and Machine its architecture, as
 	// uname -r and uname -m print them; "" where there is none to read.
 	Kernel, Machine string
@@ -20,21 +20,21 @@ type HostReport struct {
 
 	// Landlock is the Landlock LSM; LandlockABI its highest ABI version,
 	// 0 when it is off.
-	Landlock    HostFeature
+	Landlock    Feature
 	LandlockABI int
 	// Seccomp is whether seccomp filters can be installed.
-	Seccomp HostFeature
+	Seccomp Feature
 	// UserNamespaces is whether this process can create the sandbox's
 	// namespaces and set them up, found by trying.
-	UserNamespaces HostFeature
+	UserNamespaces Feature
 	// Cgroup is what the cgroup hierarchies offer this process.
-	Cgroup CgroupReport
+	Cgroup Cgroups
 }
 
-// HostFeature is one host feature: whether it is there, what was found, and
+// Feature is one host feature: whether it is there, what was found, and
 // how to get it when it is not. The zero value is a feature that is absent,
 // with nothing found and no fix known.
-type HostFeature struct {
+type Feature struct {
 	// Available reports whether the feature works here.
 	Available bool
 	// Detail says what was found ("ABI 7") or why it is missing; "" when
@@ -45,10 +45,10 @@ type HostFeature struct {
 	Fix string
 }
 
-// CgroupReport is what the cgroup hierarchies offer this process, and how
+// Cgroups is what the cgroup hierarchies offer this process, and how
 // to get limits enforced by the kernel when they do not. The zero value is
 // a host with no cgroup hierarchy, no fix given.
-type CgroupReport struct {
+type Cgroups struct {
 	// V2Mount is the mount point of the cgroup v2 hierarchy; "" if none.
 	V2Mount string
 	// V2Controllers lists the controllers bound to it; nil if none.
@@ -76,10 +76,10 @@ type CgroupReport struct {
 // landlockMinKernel is the first Linux release with Landlock.
 const landlockMinKernel = "5.13"
 
-// Fix says how to get piece, a missing layer (an [UnsupportedError]'s
-// Missing entry) or a gap (a [Report]'s Gaps entry) as moat words them,
+// Fix says how to get piece, a missing layer (a moat.UnsupportedError's
+// Missing entry) or a gap (a moat.Report's Gaps entry) as moat words them,
 // from what the host lacks; "" when moat knows no fix.
-func (h HostReport) Fix(piece string) string {
+func (h Report) Fix(piece string) string {
 	userNS := h.UserNamespaces.Fix
 	if userNS == "" {
 		userNS = "allow user namespaces on this host"
@@ -146,7 +146,7 @@ func userNSFix(root bool, read func(string) string) string {
 
 // cgroupFix says how to get kernel-enforced limits from the hierarchies c
 // describes, for a process that is root or not; "" when they work.
-func cgroupFix(c CgroupReport, root bool) string {
+func cgroupFix(c Cgroups, root bool) string {
 	switch {
 	case c.V2Mount == "" && len(c.V1Controllers) == 0:
 		return "mount cgroup2 at /sys/fs/cgroup"

@@ -1,4 +1,4 @@
-package moat
+package auditlog
 
 import (
 	"bytes"
@@ -15,24 +15,24 @@ import (
 	"github.com/moat-sandbox/moat/internal/proxy"
 )
 
-// throttled is a sandbox shell whose policy is audited to a buffer.
-func throttled(t *testing.T, disk int64) (*auditThrottle, *bytes.Buffer) {
+// throttled is the throttle of a sandbox with disk limit disk whose
+// decisions are audited to a buffer.
+func throttled(t *testing.T, disk int64) (*Throttle, *bytes.Buffer) {
 	t.Helper()
 	var buf bytes.Buffer
-	log := newAuditLogWriter(&buf, time.Now)
-	s := &Sandbox{id: "0123456789ab", cfg: Config{Network: Audited(AllowAll(), log), Limits: Limits{DiskBytes: disk}}}
-	return newAuditThrottle(s), &buf
+	log := NewWriter(&buf, time.Now)
+	return NewThrottle("0123456789ab", Budget(disk), log.WriteLine), &buf
 }
 
 // auditLines decodes buf's lines.
-func auditLines(t *testing.T, buf *bytes.Buffer) []auditLine {
+func auditLines(t *testing.T, buf *bytes.Buffer) []jsonLine {
 	t.Helper()
-	var out []auditLine
+	var out []jsonLine
 	for _, l := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
 		if l == "" {
 			continue
 		}
-		var a auditLine
+		var a jsonLine
 		if err := json.Unmarshal([]byte(l), &a); err != nil {
 			t.Fatalf("line %q: %v", l, err)
 		}
@@ -58,14 +58,14 @@ func TestAuditThrottleRepeats(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a, buf := throttled(t, 0)
 			for range tc.n {
-				if err := a.record(AuditRecord{Time: time.Now(), Protocol: "http", Host: "Denied.Test", Port: 80, Reason: "host not in allow-list"}); err != nil {
+				if err := a.Record(Record{Time: time.Now(), Protocol: "http", Host: "Denied.Test", Port: 80, Reason: "host not in allow-list"}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for i := range 20 {
-				a.record(AuditRecord{Time: time.Now(), Protocol: "http", Host: fmt.Sprintf("d%d.test", i), Port: 80, Reason: "host not in allow-list"})
+				a.Record(Record{Time: time.Now(), Protocol: "http", Host: fmt.Sprintf("d%d.test", i), Port: 80, Reason: "host not in allow-list"})
 			}
-			a.close()
+			a.Close()
 			lines := auditLines(t, buf)
 			if len(lines) != tc.wantLines+20 {
 				t.Fatalf("%d lines, want %d:\n%s", len(lines), tc.wantLines+20, buf)
@@ -100,23 +100,23 @@ func TestAuditThrottleBudget(t *testing.T) {
 	if got := a.lim.Limits().MaxBytes; got != budget {
 		t.Fatalf("budget %d, want the disk limit %d", got, budget)
 	}
-	if err := a.record(AuditRecord{Time: time.Now(), Protocol: "connect", Host: "known.test", Port: 443, Allowed: true, Reason: "allowed"}); err != nil {
+	if err := a.Record(Record{Time: time.Now(), Protocol: "connect", Host: "known.test", Port: 443, Allowed: true, Reason: "allowed"}); err != nil {
 		t.Fatal(err)
 	}
 	const n = 5000 // about 700 KiB of lines
 	for i := range n {
-		if err := a.record(AuditRecord{Time: time.Now(), Protocol: "http", Host: fmt.Sprintf("h%d.denied.test", i), Port: 80, Reason: "host not in allow-list"}); err != nil {
+		if err := a.Record(Record{Time: time.Now(), Protocol: "http", Host: fmt.Sprintf("h%d.denied.test", i), Port: 80, Reason: "host not in allow-list"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	err := a.record(AuditRecord{Time: time.Now(), Protocol: "connect", Host: "new.test", Port: 443, Allowed: true, Reason: "allowed"})
+	err := a.Record(Record{Time: time.Now(), Protocol: "connect", Host: "new.test", Port: 443, Allowed: true, Reason: "allowed"})
 	if !errors.Is(err, proxy.ErrAuditFull) {
 		t.Errorf("allowed, new destination after truncation: %v, want ErrAuditFull", err)
 	}
-	if err := a.record(AuditRecord{Time: time.Now(), Protocol: "connect", Host: "known.test", Port: 443, Allowed: true, Reason: "allowed"}); err != nil {
+	if err := a.Record(Record{Time: time.Now(), Protocol: "connect", Host: "known.test", Port: 443, Allowed: true, Reason: "allowed"}); err != nil {
 		t.Errorf("allowed, recorded destination after truncation: %v", err)
 	}
-	a.close()
+	a.Close()
 	if buf.Len() > budget {
 		t.Errorf("%d bytes written, budget %d", buf.Len(), budget)
 	}
@@ -148,7 +148,7 @@ func TestAuditBudget(t *testing.T) {
 		{0, 8 << 20}, {100 << 20, 8 << 20}, {8 << 20, 8 << 20}, {(8 << 20) - 1, (8 << 20) - 1},
 		{10 << 20, 8 << 20}, {1 << 20, 1 << 20}, {1, 64 << 10},
 	} {
-		if got := auditBudget(&Config{Limits: Limits{DiskBytes: tc.disk}}); got != tc.want {
+		if got := Budget(tc.disk); got != tc.want {
 			t.Errorf("disk %d: budget %d, want %d", tc.disk, got, tc.want)
 		}
 	}
@@ -161,21 +161,21 @@ func TestAuditThrottleFlushes(t *testing.T) {
 		t.Skip("waits for a flush")
 	}
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	log, err := OpenAuditLog(path)
+	log, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer log.Close()
-	a := newAuditThrottle(&Sandbox{id: "0123456789ab", cfg: Config{Network: Audited(AllowAll(), log)}})
+	a := NewThrottle("0123456789ab", Budget(0), log.WriteLine)
 	for range 100 {
-		a.record(AuditRecord{Time: time.Now(), Protocol: "http", Host: "d.test", Port: 80, Reason: "no"})
+		a.Record(Record{Time: time.Now(), Protocol: "http", Host: "d.test", Port: 80, Reason: "no"})
 	}
-	time.Sleep(auditFlushEvery + time.Second)
+	time.Sleep(flushEvery + time.Second)
 	got, _ := os.ReadFile(path)
 	if !strings.Contains(string(got), `"repeated":95`) {
-		t.Errorf("no repeated line after %v:\n%s", auditFlushEvery, got)
+		t.Errorf("no repeated line after %v:\n%s", flushEvery, got)
 	}
-	a.close()
+	a.Close()
 }
 
 // FuzzAuditLine: whatever a sandbox puts in a host or a reason, and
@@ -184,16 +184,16 @@ func FuzzAuditLine(f *testing.F) {
 	f.Add("example.com", "host not in allow-list", int64(0), true)
 	f.Add("a\nb\"}{", "\u2028\x00\xff", int64(12345), false)
 	f.Fuzz(func(t *testing.T, host, reason string, repeated int64, allowed bool) {
-		r := AuditRecord{Time: time.Unix(1, 0), Sandbox: "0123456789ab", Protocol: "http", Host: host, Port: 80,
+		r := Record{Time: time.Unix(1, 0), Sandbox: "0123456789ab", Protocol: "http", Host: host, Port: 80,
 			Allowed: allowed, Reason: reason, Repeated: repeated}
-		line, err := encodeAuditRecord(r, time.Now)
+		line, err := Encode(r, time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if bytes.Count(line, []byte("\n")) != 1 || line[len(line)-1] != '\n' {
 			t.Fatalf("not one line: %q", line)
 		}
-		var a auditLine
+		var a jsonLine
 		if err := json.Unmarshal(line, &a); err != nil {
 			t.Fatal(err)
 		}
@@ -207,26 +207,27 @@ func FuzzAuditLine(f *testing.F) {
 }
 
 // BenchmarkAuditDecision: one proxy decision's audit, as every request
-// pays it: written one line each (the old path, auditNetwork) or through
+// pays it: written one line each (the old path, moat's auditNetwork) or through
 // the throttle, where alike decisions past the first few are counted.
 func BenchmarkAuditDecision(b *testing.B) {
 	for _, mode := range []string{"line each", "throttled"} {
 		b.Run(mode, func(b *testing.B) {
-			log, err := OpenAuditLog(filepath.Join(b.TempDir(), "audit.jsonl"))
+			log, err := Open(filepath.Join(b.TempDir(), "audit.jsonl"))
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer log.Close()
-			s := &Sandbox{id: "0123456789ab", cfg: Config{Network: Audited(AllowAll(), log)}}
-			a := newAuditThrottle(s)
-			defer a.close()
-			r := AuditRecord{Time: time.Now(), Protocol: "http", Host: "pypi.org", Port: 80, Allowed: true, Reason: `matches "pypi.org"`}
+			const id = "0123456789ab"
+			a := NewThrottle(id, Budget(0), log.WriteLine)
+			defer a.Close()
+			r := Record{Time: time.Now(), Protocol: "http", Host: "pypi.org", Port: 80, Allowed: true, Reason: `matches "pypi.org"`}
 			b.ResetTimer()
 			for range b.N {
 				if mode == "throttled" {
-					err = a.record(r)
+					err = a.Record(r)
 				} else {
-					err = auditNetwork(s.cfg.Network, s.id, r)
+					r.Sandbox = id
+					err = log.Record(r)
 				}
 				if err != nil {
 					b.Fatal(err)
@@ -239,8 +240,7 @@ func BenchmarkAuditDecision(b *testing.B) {
 // BenchmarkNewAuditThrottle: what the throttle adds to starting a
 // sandbox's proxy.
 func BenchmarkNewAuditThrottle(b *testing.B) {
-	s := &Sandbox{id: "0123456789ab"}
 	for range b.N {
-		newAuditThrottle(s)
+		NewThrottle("0123456789ab", Budget(0), nil)
 	}
 }
