@@ -294,6 +294,13 @@ func checkHostFilePath(subject, path string, cfg Config) error {
 	refuse := func(format string, args ...any) error {
 		return &PlaceError{Subject: subject, Path: path, Problem: fmt.Sprintf(format, args...) + "; keep it where the sandbox cannot write"}
 	}
+	past, err := pastPlaces() // paths.go
+	if err != nil {
+		return err
+	}
+	if link := plantedLink(path, past); link != "" {
+		return refuse("it passes through the link %s, in a place a sandbox of an earlier run could write, which may have planted it", link)
+	}
 	var places []struct{ what, path string }
 	if cfg.WorkDir != "" {
 		places = append(places, struct{ what, path string }{"the working directory", cfg.WorkDir})

@@ -180,3 +180,49 @@ func pastPlaces() ([]os.FileInfo, error) {
 	}
 	return out, nil
 }
+
+// plantedLink returns the first link on the way to p, as it resolves now,
+// that lies in one of the places in past ("" for none): one a sandbox of an
+// earlier run could have planted. A part of p that does not exist yet ends
+// the walk; what opening p creates there holds no link.
+func plantedLink(p string, past []os.FileInfo) string {
+	abs, err := filepath.Abs(p)
+	if err != nil || len(past) == 0 {
+		return ""
+	}
+	rest := strings.Split(strings.TrimPrefix(abs, "/"), "/")
+	cur := "/"
+	for hops := 0; len(rest) > 0 && hops <= 40; {
+		part := rest[0]
+		rest = rest[1:]
+		if part == "" || part == "." {
+			continue
+		}
+		if part == ".." {
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if insideWritable(cur, past) {
+			return next
+		}
+		hops++
+		target, err := os.Readlink(next)
+		if err != nil {
+			return ""
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return ""
+}

@@ -3,7 +3,8 @@
 package escape_test
 
 // A link that a sandbox planted in its writable place does not lead a
-// later run's path flag (--readable, --writable, --workdir) to a protected
+// later run's path flag (--readable, --writable, --workdir, and the files
+// moat writes for the caller: --report-json, --audit-log) to a protected
 // or private path: a path that passes through a link in a place moat
 // recorded as writable by an earlier sandbox is refused. The control is
 // the same probe with that record gone (a fresh state directory), where
@@ -59,6 +60,24 @@ func TestPastPlaceLinkNotFollowed(t *testing.T) {
 				b, _ := os.ReadFile(filepath.Join(home, "docs", "private.txt"))
 				os.Remove(filepath.Join(home, "docs", "private.txt"))
 				return strings.Contains(string(b), "PLANTED")
+			}},
+		{"--report-json through the link writes in the home",
+			func(other string) []string {
+				return []string{"run", "--workdir", other, "--report-json", filepath.Join(w, "home", ".profile"), "--", "true"}
+			},
+			func(result) bool {
+				_, err := os.Stat(filepath.Join(home, ".profile"))
+				os.Remove(filepath.Join(home, ".profile"))
+				return err == nil
+			}},
+		{"--audit-log through the link writes in the home",
+			func(other string) []string {
+				return []string{"run", "--workdir", other, "--network", "allow-all", "--audit-log", filepath.Join(w, "home", "audit.log"), "--", "true"}
+			},
+			func(result) bool {
+				_, err := os.Stat(filepath.Join(home, "audit.log"))
+				os.Remove(filepath.Join(home, "audit.log"))
+				return err == nil
 			}},
 	}
 	for _, tc := range cases {
