@@ -128,7 +128,7 @@ func (d *Document) Exec(h ExecHost) (*Exec, error) {
 	// they are swept before a run reads them (reading or explaining a
 	// policy alone sweeps nothing).
 	runjournal.Sweep()
-	warnings, err := applyDocumentFilesystem(&cfg, cwd, home, d.Filesystem)
+	plan, err := applyDocumentFilesystem(&cfg, cwd, home, d.Filesystem)
 	if err != nil {
 		out.Close()
 		return nil, err
@@ -142,7 +142,7 @@ func (d *Document) Exec(h ExecHost) (*Exec, error) {
 		out.Close()
 		return nil, err
 	}
-	return &Exec{Config: cfg, AuditLog: out.AuditLog, Command: slices.Clone(d.Command), Dir: cwd, Piped: d.Stdio == StdioPiped, Agents: agents, Warnings: warnings}, nil
+	return &Exec{Config: cfg, AuditLog: out.AuditLog, Command: slices.Clone(d.Command), Dir: cwd, Piped: d.Stdio == StdioPiped, Agents: agents, Warnings: plan.Warnings()}, nil
 }
 
 // cwd returns the directory the command runs in: d.Cwd expanded, or the

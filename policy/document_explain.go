@@ -44,7 +44,8 @@ func (d *Document) Explain(h ExecHost) ([]ExplainRule, error) {
 	cfg := res.Config
 	cfg.HideProc = d.Proc == ProcNone
 	cfg.VirtualFiles = d.Filesystem.Virtual
-	if _, err := applyDocumentFilesystem(&cfg, cwd, home, d.Filesystem); err != nil {
+	plan, err := applyDocumentFilesystem(&cfg, cwd, home, d.Filesystem)
+	if err != nil {
 		return nil, err
 	}
 	const (
@@ -56,6 +57,9 @@ func (d *Document) Explain(h ExecHost) ([]ExplainRule, error) {
 		out = append(out, ExplainRule{Rule: fmt.Sprintf(format, args...), Layer: layer})
 	}
 	add("moat (the sandbox's helper starts it)", "command: %s, run without a shell", quoteList(d.Command))
+	for _, l := range plan.LeftByKilledRun {
+		add("moat (the next run's sweep)", "%s: left by a run killed before Close; not read as the policy, and set aside when the next run starts", l)
+	}
 	add(mountLandlock, "cwd: %s, readable; writable only where the writable patterns say", cwd)
 	add(mountLandlock, "isolation: %s (%s)", cfg.Isolation, isolationWords(cfg.Isolation))
 	add("Landlock and noexec mounts", "moat's private working directory, HOME and /tmp are writable; %s", xorWords(cfg.Build))

@@ -13,8 +13,8 @@ import (
 // writable pattern covers it) and the writable targets, and fills Deny,
 // ReadOnly and Seal. A denied file with a name moat cannot deny (a hard
 // link outside the cwd) refuses the policy unless fs.HardLinkGaps is
-// HardLinkGapsWarn, which returns the plan's warnings instead.
-func applyDocumentFilesystem(cfg *moat.Config, cwd, home string, fs DocumentFilesystem) ([]string, error) {
+// HardLinkGapsWarn, which leaves them to the plan's warnings.
+func applyDocumentFilesystem(cfg *moat.Config, cwd, home string, fs DocumentFilesystem) (*FilesystemPlan, error) {
 	plan, err := applyFilesystem(cfg, cwd, home, fs.Deny, fs.Writable)
 	if err != nil {
 		return nil, err
@@ -22,5 +22,5 @@ func applyDocumentFilesystem(cfg *moat.Config, cwd, home string, fs DocumentFile
 	if len(plan.HardLinkGaps) > 0 && fs.HardLinkGaps != HardLinkGapsWarn {
 		return nil, fmt.Errorf("filesystem policy: denied file %s: its other names (hard links) lie outside the cwd or cannot be read, and would reach the same content undenied; remove those links, or set filesystem.hardLinkGaps to %q", strings.Join(plan.HardLinkGaps, ", "), HardLinkGapsWarn)
 	}
-	return plan.Warnings(), nil
+	return plan, nil
 }

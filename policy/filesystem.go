@@ -54,6 +54,10 @@ type FilesystemPlan struct {
 	// it, which an unanchored deny pattern ("**") passes over without
 	// following: patterns match inside the cwd.
 	LinksOut []string
+	// LeftByKilledRun are the entries at the cwd's top that a run killed
+	// before Close created, which the next run sets aside: a fragment
+	// among them is not read. Nil once swept (a run sweeps first).
+	LeftByKilledRun []string
 }
 
 // Warnings are what the user should be told of the plan at the start: one
@@ -62,6 +66,9 @@ func (p *FilesystemPlan) Warnings() []string {
 	var out []string
 	for _, g := range p.HardLinkGaps {
 		out = append(out, "moat: warning: denied file "+g+": its other names (hard links) lie outside the cwd or cannot be read, and reach the same content undenied")
+	}
+	for _, l := range p.LeftByKilledRun {
+		out = append(out, "moat: warning: "+l+": left by a run killed before Close, not read as the policy; the next run sets it aside")
 	}
 	return out
 }
@@ -98,11 +105,25 @@ func PlanFilesystem(cwd, home string, deny, writable []string) (*FilesystemPlan,
 	if err != nil {
 		return nil, fmt.Errorf("filesystem policy: cannot check the fragments of %q against earlier runs: %s", real, err.Error())
 	}
-	res, err := fspattern.Materialize(fspattern.Input{Root: real, RootAliases: aliases, Home: home, Deny: deny, Writable: writable, Inputs: hostinput.Store{Dir: state}})
+	// What a run killed before Close created at the cwd's top is the
+	// sandbox's, not the user's: planning without a sweep (explain), it
+	// reads as absent, as it will be once the next run sets it aside.
+	left := runjournal.Left(real)
+	skip := map[string]bool{}
+	for _, name := range left {
+		skip[name] = true
+	}
+	res, err := fspattern.Materialize(fspattern.Input{Root: real, RootAliases: aliases, Home: home, Deny: deny, Writable: writable, Inputs: hostinput.Store{Dir: state}, Skip: skip})
 	if err != nil {
 		return nil, err
 	}
+	var leftPaths []string
+	for _, name := range left {
+		leftPaths = append(leftPaths, filepath.Join(real, name))
+	}
 	return &FilesystemPlan{
+		LeftByKilledRun: leftPaths,
+
 		Cwd:         real,
 		CwdWritable: res.RootWritable,
 		CwdDenied:   res.RootDenied,

@@ -44,6 +44,10 @@ type Input struct {
 	// its content is pinned (internal/hostinput). The zero value knows
 	// none.
 	Inputs hostinput.Store
+	// Skip are fragment names at Root read as absent: a run killed
+	// before Close made them, and the next run sets them aside. Nil
+	// skips none.
+	Skip map[string]bool
 }
 
 // Result is the concrete plan. Every path is absolute and clean, and each
@@ -123,6 +127,9 @@ func CompileAll(in Input) (deny, writable []*Rule, err error) {
 	}
 	frag := func(dst []*Rule, names []string, isWrite bool) ([]*Rule, error) {
 		for _, name := range names {
+			if in.Skip[name] {
+				continue
+			}
 			lines, err := ReadFragment(in.Root, name, in.Inputs)
 			if err != nil {
 				return nil, err

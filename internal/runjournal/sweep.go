@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/gitguard"
 )
 
@@ -128,27 +127,12 @@ func (run *Run) undoJournal(root string, j *runJournal) {
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		present := map[journalEntry]bool{}
-		for _, e := range pl.Present {
-			present[e] = true
-		}
-		entries, err := os.ReadDir(pl.Path)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if !isTopControlName(e.Name()) {
+		// What existed at the dead run's start is never touched.
+		for _, name := range createdAtTop(pl) { // left.go
+			p := filepath.Join(pl.Path, name)
+			if name == ".git" && run.undoNewRepo(root, j, pl.Path, p, budget) {
 				continue
 			}
-			p := filepath.Join(pl.Path, e.Name())
-			dev, ino, err := fileid.Identity(p)
-			if err != nil || present[journalEntry{Name: e.Name(), Dev: dev, Ino: ino}] {
-				continue // existed at the dead run's start: never touched
-			}
-			if e.Name() == ".git" && run.undoNewRepo(root, j, pl.Path, p, budget) {
-				continue
-			}
-			name := e.Name()
 			if i := strings.Index(name, ".moat-quarantine-"); i > 0 {
 				name = name[:i] // set aside in the place by that run's Close
 			}
