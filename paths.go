@@ -1,6 +1,7 @@
 package moat
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,6 +99,36 @@ func ResolvePaths(workDir string, reqs []PathRequest) (string, []Grant, error) {
 // except one found in a directory that is, or lies inside, one of the
 // writable directories in ids, or a place in past.
 func resolveAvoiding(abs, spelled string, ids, past []os.FileInfo) (string, error) {
+	real, err := walkLinks(abs, func(dir, link string) error {
+		if insideWritable(dir, ids) {
+			return redirected(spelled, link)
+		}
+		if insideWritable(dir, past) {
+			e := redirected(spelled, link)
+			e.Problem += " in a place a sandbox of an earlier run could write, which may have planted it; name its target directly"
+			return e
+		}
+		return nil
+	})
+	var pe *PlaceError
+	switch {
+	case errors.As(err, &pe):
+		return "", pe
+	case errors.Is(err, errTooManyLinks):
+		return "", &PlaceError{Subject: "path", Path: spelled, Problem: "too many symbolic links"}
+	case err != nil:
+		return "", pathError(spelled, paths.Bare(err))
+	}
+	return real, nil
+}
+
+// errTooManyLinks ends a walk that followed more than 40 links.
+var errTooManyLinks = errors.New("too many symbolic links")
+
+// walkLinks resolves abs component by component, following each link
+// after atLink(dir, link), which may refuse it with an error that ends the
+// walk. A component that cannot be read ends it with that error.
+func walkLinks(abs string, atLink func(dir, link string) error) (string, error) {
 	rest := strings.Split(strings.TrimPrefix(abs, "/"), "/")
 	cur := "/"
 	for hops := 0; len(rest) > 0; {
@@ -113,26 +144,21 @@ func resolveAvoiding(abs, spelled string, ids, past []os.FileInfo) (string, erro
 		next := filepath.Join(cur, part)
 		fi, err := os.Lstat(next)
 		if err != nil {
-			return "", pathError(spelled, paths.Bare(err))
+			return "", err
 		}
 		if fi.Mode()&os.ModeSymlink == 0 {
 			cur = next
 			continue
 		}
-		if insideWritable(cur, ids) {
-			return "", redirected(spelled, next)
-		}
-		if insideWritable(cur, past) {
-			e := redirected(spelled, next)
-			e.Problem += " in a place a sandbox of an earlier run could write, which may have planted it; name its target directly"
-			return "", e
+		if err := atLink(cur, next); err != nil {
+			return "", err
 		}
 		if hops++; hops > 40 {
-			return "", &PlaceError{Subject: "path", Path: spelled, Problem: "too many symbolic links"}
+			return "", errTooManyLinks
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return "", pathError(spelled, paths.Bare(err))
+			return "", err
 		}
 		if filepath.IsAbs(target) {
 			cur = "/"
@@ -190,39 +216,13 @@ func plantedLink(p string, past []os.FileInfo) string {
 	if err != nil || len(past) == 0 {
 		return ""
 	}
-	rest := strings.Split(strings.TrimPrefix(abs, "/"), "/")
-	cur := "/"
-	for hops := 0; len(rest) > 0 && hops <= 40; {
-		part := rest[0]
-		rest = rest[1:]
-		if part == "" || part == "." {
-			continue
+	var found string
+	walkLinks(abs, func(dir, link string) error {
+		if insideWritable(dir, past) {
+			found = link
+			return errTooManyLinks // any error ends the walk
 		}
-		if part == ".." {
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, part)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return ""
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		if insideWritable(cur, past) {
-			return next
-		}
-		hops++
-		target, err := os.Readlink(next)
-		if err != nil {
-			return ""
-		}
-		if filepath.IsAbs(target) {
-			cur = "/"
-		}
-		rest = append(strings.Split(target, "/"), rest...)
-	}
-	return ""
+		return nil
+	})
+	return found
 }
