@@ -205,7 +205,7 @@ func (s *Sandbox) openBackend(pre prestarted) (spec.Backend, error) {
 		p.Hooks.ServeProxy = s.proxy.serve
 	}
 	b, err := newBackend(p, pre)
-	var use *UnsupportedSettingError // unsupported_setting.go: already moat's
+	var use *UnsupportedSettingError // errors.go: already moat's
 	if errors.As(err, &use) {
 		return nil, err
 	}

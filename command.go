@@ -261,7 +261,7 @@ func (c *Cmd) Start() error {
 }
 
 func (c *Cmd) start() error {
-	env := c.sb.cmdEnv(c.Env) // env_path.go: TMPDIR as seen inside
+	env := c.sb.cmdEnv(c.Env) // env.go: TMPDIR as seen inside
 	dir := c.sb.dirs.CommandDir(c.Dir)
 	args := c.Args
 	if len(args) == 0 {

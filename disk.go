@@ -1,6 +1,9 @@
 package moat
 
 import (
+	"runtime"
+	"strconv"
+
 	"github.com/moat-sandbox/moat/internal/disklimit"
 	"github.com/moat-sandbox/moat/internal/diskwatch"
 	"github.com/moat-sandbox/moat/internal/limitkill"
@@ -70,4 +73,22 @@ func writableGrants(grants []Grant) []string {
 		}
 	}
 	return out
+}
+
+// checkDiskPlatform refuses a disk or inode limit on Windows, where the
+// disk watch cannot sample free space yet: a limit that cannot be
+// measured is refused, not left unenforced. Zero (the default, which is
+// no limit there) and negative (unlimited) pass, and every limit passes
+// elsewhere, where the disk watch samples statfs.
+func checkDiskPlatform(l Limits) error {
+	if runtime.GOOS != "windows" {
+		return nil
+	}
+	switch {
+	case l.DiskBytes > 0:
+		return &UnsupportedSettingError{Platform: "windows", Setting: "disk limit", Value: strconv.FormatInt(l.DiskBytes, 10), Reason: "the disk watch cannot measure free space here yet; leave the limit out or set it unlimited"}
+	case l.DiskInodes > 0:
+		return &UnsupportedSettingError{Platform: "windows", Setting: "disk inode limit", Value: strconv.FormatInt(l.DiskInodes, 10), Reason: "the disk watch cannot measure free inodes here yet; leave the limit out or set it unlimited"}
+	}
+	return nil
 }

@@ -77,7 +77,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDiskPlatform(cfg.Limits); err != nil { // disk_unix.go, disk_windows.go
+	if err := checkDiskPlatform(cfg.Limits); err != nil { // disk.go
 		return nil, err
 	}
 	s := &Sandbox{cfg: cfg, id: randomID(), running: make(map[*Cmd]struct{})}

@@ -7,11 +7,6 @@ import (
 	"github.com/moat-sandbox/moat/internal/workdircheck"
 )
 
-// MinOpenFiles is the smallest [Limits.OpenFiles] a sandbox accepts: below
-// it the sandbox's helper and init cannot hold the descriptors they need
-// (standard streams, the command's pipes, their own control sockets).
-const MinOpenFiles = 32
-
 // CheckWorkDir reports why dir cannot be a supplied working directory, or
 // nil. dir is resolved first; one that does not exist is left to [New] to
 // report. It refuses the root, the kernel's pseudo file systems and the
