@@ -3,7 +3,6 @@ package moat
 import (
 	"errors"
 	"os"
-	"os/exec"
 
 	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/hostview"
@@ -160,17 +159,6 @@ func homeView(cfg *Config) spec.View {
 	return hostview.View(in)
 }
 
-// specLevel is an Isolation as the backends know it.
-func specLevel(i Isolation) spec.Level {
-	switch i {
-	case IsolationDefault:
-		return spec.LevelDefault
-	case IsolationPermissive:
-		return spec.LevelPermissive
-	}
-	return spec.LevelStrict
-}
-
 // openBackend gathers the sandbox's state and reads the host for the
 // policy (hostFacts, readHost), plans it (planPolicy), adds the callbacks,
 // and hands it to this platform's backend (backend_linux.go,
@@ -232,39 +220,6 @@ func report(b spec.Backend, enf Enforcement, wx, disk Layer) Report {
 	return r
 }
 
-// strictMissing is the *UnsupportedError that Strict enforcement makes of
-// what backend b cannot enforce now, or nil.
-func strictMissing(enf Enforcement, b spec.Backend) error {
-	if enf != Strict {
-		return nil
-	}
-	if missing := b.Missing(); len(missing) > 0 {
-		return &UnsupportedError{Missing: missing}
-	}
-	return nil
-}
-
-// errNamespaces asks Cmd.start to retry without namespaces.
-var errNamespaces = errors.New("namespaces refused by the host")
-
-// startError converts a backend's failure to start a command.
-func startError(err error) error {
-	var se *spec.StartError
-	if !errors.As(err, &se) {
-		return errorf("%w", err)
-	}
-	if se.Redirected {
-		return &commandError{msg: se.Msg, kind: ErrGrantRedirected, cause: se}
-	}
-	switch se.Code {
-	case 127:
-		return &commandError{msg: se.Msg, kind: exec.ErrNotFound, cause: se}
-	case 126:
-		return &commandError{msg: se.Msg, kind: errPermission, cause: se}
-	}
-	return &commandError{msg: se.Msg, cause: se}
-}
-
 // socketGrants checks Config.Sockets on the host (validate.go checked
 // each path absolute and clean): no link on the way (judged like a
 // grant), naming an existing socket file, whose identity the sandbox must
@@ -305,7 +260,7 @@ func (s *Sandbox) noteSocketRefusals() {
 		}
 		switch r.Kind {
 		case spec.RefusedUnixSocket:
-			s.addRefusal(Refusal{
+			s.refused.Add(Refusal{
 				Kind:    "socket",
 				Subject: r.Subject,
 				Detail:  "a host Unix socket; connecting to it is refused",
@@ -316,7 +271,7 @@ func (s *Sandbox) noteSocketRefusals() {
 		case spec.RefusedSocket:
 			// No flag opens other families: the detail says what the
 			// sandbox may use instead.
-			s.addRefusal(Refusal{Kind: "socket", Subject: r.Subject, Detail: r.Detail})
+			s.refused.Add(Refusal{Kind: "socket", Subject: r.Subject, Detail: r.Detail})
 		}
 	}
 }

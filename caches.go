@@ -11,6 +11,7 @@ import (
 
 	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/runjournal"
+	"github.com/moat-sandbox/moat/internal/spec"
 )
 
 // cacheLayout says where the cache stores and their records live; tests
@@ -157,4 +158,13 @@ func cutEnv(kv string) (string, string, bool) {
 		}
 	}
 	return kv, "", false
+}
+
+// protectStateRoot hides the user's moat state directory (journals, the
+// quarantine) in view v, with every cache stores root: caches' own, and
+// those other runs recorded there (internal/runjournal, internal/cachehome).
+func protectStateRoot(v spec.View, caches *cachehome.Kept) spec.View {
+	return runjournal.ProtectStateRoot(v, func(root string) []string {
+		return append([]string{caches.Root(cacheLayout)}, cachehome.RecordedRoots(root)...)
+	})
 }

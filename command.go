@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"sync"
@@ -326,6 +325,18 @@ func (c *Cmd) launchHelper(cmd *spec.Command, files []*os.File) error {
 	return nil
 }
 
+// strictMissing is the *UnsupportedError that Strict enforcement makes of
+// what backend b cannot enforce now, or nil.
+func strictMissing(enf Enforcement, b spec.Backend) error {
+	if enf != Strict {
+		return nil
+	}
+	if missing := b.Missing(); len(missing) > 0 {
+		return &UnsupportedError{Missing: missing}
+	}
+	return nil
+}
+
 // watchContext kills the command, or calls Cancel, when its context is done
 // before it exits.
 func (c *Cmd) watchContext() {
@@ -520,7 +531,7 @@ func (c *Cmd) limitKilled(k limitkill.Kill) string {
 	}
 	c.mu.Unlock()
 	if first {
-		c.sb.addRefusal(r)
+		c.sb.refused.Add(r)
 	}
 	return reason
 }
@@ -542,19 +553,6 @@ func (c *Cmd) kernelLimitKill(state *os.ProcessState, fsize int64) (limitkill.Ki
 		return c.diskSpent
 	})
 }
-
-var errPermission = fs.ErrPermission
-
-// commandError is a command that cannot be found or may not be executed in
-// the sandbox. It matches exec.ErrNotFound or fs.ErrPermission.
-type commandError struct {
-	msg   string
-	kind  error // exec.ErrNotFound, fs.ErrPermission, or nil
-	cause error // the platform's own error, if any
-}
-
-func (e *commandError) Error() string { return e.msg }
-func (e *commandError) Unwrap() error { return e.kind }
 
 // resolveExecutable finds name as the sandbox would, with the sandbox's
 // PATH, and checks that the file it finally names lies where the sandbox may

@@ -60,7 +60,7 @@ func (c *Cmd) noteDiskSpent() {
 	c.mu.Lock()
 	c.diskSpent = true
 	c.mu.Unlock()
-	c.sb.addRefusal(limitRefusal(limitkill.DiskSpent(c.sb.disk.Bytes())))
+	c.sb.refused.Add(limitRefusal(limitkill.DiskSpent(c.sb.disk.Bytes())))
 }
 
 // writableGrants are the paths of the grants the sandbox may write, which

@@ -3,9 +3,7 @@ package moat
 import (
 	"math"
 
-	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/runjournal"
-	"github.com/moat-sandbox/moat/internal/spec"
 )
 
 // The run journal, its crash sweep, the quarantine and the git control
@@ -43,7 +41,7 @@ func (s *Sandbox) openJournal() error {
 	}
 	run, err := runjournal.Open(runjournal.Config{ID: s.id, Places: places, Outliving: outliving, Deny: s.cfg.Deny,
 		Hooks: runjournal.Hooks{Refuse: func(f runjournal.Found) {
-			s.addRefusal(Refusal{Kind: f.Kind, Subject: f.Subject, Detail: f.Detail})
+			s.refused.Add(Refusal{Kind: f.Kind, Subject: f.Subject, Detail: f.Detail})
 		}}})
 	if err != nil {
 		return errorf("%w", err)
@@ -87,12 +85,3 @@ func moatStateRoot() (string, error) {
 // sandboxes could write, and the files the user trusts. Every sandbox's
 // view hides it. An error means none could be made safe.
 func StateDir() (string, error) { return moatStateRoot() }
-
-// protectStateRoot hides the user's moat state directory (journals, the
-// quarantine) in view v, with every cache stores root: caches' own, and
-// those other runs recorded there (internal/runjournal, internal/cachehome).
-func protectStateRoot(v spec.View, caches *cachehome.Kept) spec.View {
-	return runjournal.ProtectStateRoot(v, func(root string) []string {
-		return append([]string{caches.Root(cacheLayout)}, cachehome.RecordedRoots(root)...)
-	})
-}

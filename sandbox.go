@@ -4,67 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"sync"
+	"os"
 
 	"github.com/moat-sandbox/moat/internal/buildmode"
-	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/disklimit"
-	"github.com/moat-sandbox/moat/internal/ipchost"
 	"github.com/moat-sandbox/moat/internal/prestart"
-	"github.com/moat-sandbox/moat/internal/refusal"
-	"github.com/moat-sandbox/moat/internal/runjournal"
-	"github.com/moat-sandbox/moat/internal/spec"
-	"github.com/moat-sandbox/moat/internal/statedir"
 )
-
-// Sandbox is a policy, a working directory and the processes running under
-// them. Create one with [New] and release it with [Sandbox.Close]. Its
-// methods are safe for concurrent use. The zero value is not usable.
-type Sandbox struct {
-	cfg Config
-	id  string
-	// dirs are the working directory, the state directory (private
-	// temp and home, removed by Close) and Config.Home resolved
-	// (workdir.go, internal/statedir).
-	dirs statedir.Dirs
-	// caches holds the kept cache stores linked into the fresh home, and
-	// where they live, for Close's prune (internal/cachehome, caches.go);
-	// none without Config.KeepCaches, or when another run holds them.
-	caches  cachehome.Kept
-	env     []string
-	backend spec.Backend
-	// build is build mode and where write-xor-execute holds
-	// (internal/buildmode), set by New once the state directory exists.
-	build buildmode.Mode
-	// view is what the sandbox sees of the home directories.
-	view spec.View
-	// proxy is the policy proxy; nil when the network is denied.
-	proxy *netProxy
-	// disk is the disk limits, resolved by New, and the commands the
-	// disk watch ran for (internal/disklimit; journal.go bounds the
-	// Close scan by them).
-	disk disklimit.Limit
-
-	// refused collects what the sandbox was refused, for Refusals.
-	refused refusal.List
-	// pre is the pre-start checks, their view and the shared-temp
-	// directories they refused (internal/prestart, prestart.go).
-	pre prestart.Checks
-	// sharedTemp are the shared-temp entries the sandbox was shown at
-	// New (backend.go: policy).
-	sharedTemp []string
-	// ipc is the IPC server and its directory (ipc_sandbox.go,
-	// internal/ipchost); nil without Config.IPC.
-	ipc *ipchost.Server
-	// journal is the run journal and the git control paths of the
-	// writable places at start (journal.go, internal/runjournal); nil
-	// until New opens it.
-	journal *runjournal.Run
-
-	mu      sync.Mutex
-	closed  bool
-	running map[*Cmd]struct{}
-}
 
 // New checks cfg, creates the working directory if needed, and decides how
 // the policy is enforced on this host. Under [Strict] enforcement it returns
@@ -72,7 +17,7 @@ type Sandbox struct {
 // also starts the sandbox's helper process at once, so that the first
 // command starts sooner; [Sandbox.Close] ends it.
 func New(cfg Config) (*Sandbox, error) {
-	py := readPythonHost(cfg) // python.go: the host read of the venv
+	py := readPythonHost(cfg) // defaults.go: the host read of the venv
 	cfg, err := normalize(cfg, &py)
 	if err != nil {
 		return nil, err
@@ -200,24 +145,26 @@ func (s *Sandbox) Close() error {
 	return err
 }
 
-func (s *Sandbox) track(c *Cmd) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return ErrClosed
-	}
-	s.running[c] = struct{}{}
-	return nil
-}
-
-func (s *Sandbox) untrack(c *Cmd) {
-	s.mu.Lock()
-	delete(s.running, c)
-	s.mu.Unlock()
-}
-
 func randomID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// Refusals returns what the sandbox was refused so far, and what moat undid
+// or neutralised when it closed, oldest first. Call it again after
+// [Sandbox.Close] to see what Close found. Nil means nothing.
+func (s *Sandbox) Refusals() []Refusal { return s.refused.Snapshot() }
+
+// OpenTerminal returns a new pseudo-terminal for an interactive command:
+// pass slave as the command's Stdin, Stdout and Stderr with Setctty, and
+// use master for the other side. Where the sandbox has its own /dev/pts the
+// pair is made there, so the command finds its terminal by name; ok is
+// false when the platform leaves it to the caller (open a host pty then).
+func (s *Sandbox) OpenTerminal() (master, slave *os.File, ok bool, err error) {
+	m, sl, ok, err := s.backend.OpenTerminal()
+	if err != nil {
+		return nil, nil, false, errorf("terminal: %w", err)
+	}
+	return m, sl, ok, nil
 }

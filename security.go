@@ -1,5 +1,7 @@
 package moat
 
+import "github.com/moat-sandbox/moat/internal/spec"
+
 // SecurityConfig switches the protections that keep the user's secrets out
 // of a sandbox, and hardware access into it. Protections deny paths that the
 // isolation level or a grant of a parent directory would otherwise expose;
@@ -211,4 +213,15 @@ func (i Isolation) Security() SecurityConfig {
 		s.ProtectUserHome = false
 	}
 	return s
+}
+
+// specLevel is an Isolation as the backends know it.
+func specLevel(i Isolation) spec.Level {
+	switch i {
+	case IsolationDefault:
+		return spec.LevelDefault
+	case IsolationPermissive:
+		return spec.LevelPermissive
+	}
+	return spec.LevelStrict
 }
