@@ -4,8 +4,10 @@ import (
 	"errors"
 	"os"
 
+	"github.com/moat-sandbox/moat/internal/buildmode"
 	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/hostview"
+	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -249,29 +251,29 @@ func socketGrants(paths []string) ([]spec.Socket, error) {
 	return out, nil
 }
 
-// noteSocketRefusals records what the backend's supervisor saw the sandbox
-// refused since the last call: host sockets, execs of written files
-// (internal/buildmode), socket families.
-func (s *Sandbox) noteSocketRefusals() {
-	for _, r := range s.backend.Refusals() {
+// noteSocketRefusals records in refused what backend b's supervisor saw
+// the sandbox refused since the last call: host sockets, execs of written
+// files (build mode's, internal/buildmode), socket families.
+func noteSocketRefusals(b spec.Backend, refused *refusal.List, build *buildmode.Mode) {
+	for _, r := range b.Refusals() {
 		if r.Dropped > 0 {
-			s.refused.NoteDropped(r.Kind, r.Dropped) // internal/refusal
+			refused.NoteDropped(r.Kind, r.Dropped) // internal/refusal
 			continue
 		}
 		switch r.Kind {
 		case spec.RefusedUnixSocket:
-			s.refused.Add(Refusal{
+			refused.Add(Refusal{
 				Kind:    "socket",
 				Subject: r.Subject,
 				Detail:  "a host Unix socket; connecting to it is refused",
 				Setting: "sockets",
 			})
 		case spec.RefusedExec:
-			s.build.NoteWrittenExec(r.Subject)
+			build.NoteWrittenExec(r.Subject)
 		case spec.RefusedSocket:
 			// No flag opens other families: the detail says what the
 			// sandbox may use instead.
-			s.refused.Add(Refusal{Kind: "socket", Subject: r.Subject, Detail: r.Detail})
+			refused.Add(Refusal{Kind: "socket", Subject: r.Subject, Detail: r.Detail})
 		}
 	}
 }

@@ -86,7 +86,7 @@ type Cmd struct {
 	// even if it exited 0.
 	overAtExit bool
 	checked    bool  // Check ran the pre-start checks (prestart.go)
-	diskSpent  bool  // the disk watch found the disk limit all but spent (disk.go: noteDiskSpent)
+	diskSpent  bool  // the disk watch found the disk limit all but spent (noteDiskSpent)
 	fileSize   int64 // RLIMIT_FSIZE the command started with: what was left of the disk limit, if less than the file size limit
 	timer      *time.Timer
 	watchdog   func()
@@ -367,7 +367,32 @@ func (c *Cmd) armLimits() {
 	if lim.Timeout > 0 {
 		c.timer = time.AfterFunc(lim.Timeout, func() { c.killLimit(limitkill.Timeout(lim.Timeout)) })
 	}
-	c.watchdog = c.watchDisk()
+	pid := 0
+	if c.Process != nil {
+		pid = c.Process.Pid
+	}
+	// disk.go: a command that ended over a limit, faster than one poll,
+	// fails with the limit's message (overAtExit).
+	c.watchdog = watchDisk(&c.sb.disk, pid, c.fileSize > 0, func(k limitkill.Kill, atExit bool) {
+		if atExit {
+			c.mu.Lock()
+			c.overAtExit = true
+			c.mu.Unlock()
+		}
+		c.killLimit(k)
+	}, c.noteDiskSpent)
+}
+
+// noteDiskSpent records, once per sandbox, that the disk limit is all but
+// spent while c runs: RLIMIT_FSIZE now refuses writes past it, in any
+// process of the tree, whether or not the command's exit status shows it
+// (a child killed by SIGXFSZ inside a pipe; Python, which ignores SIGXFSZ
+// and exits 1 on "File too large").
+func (c *Cmd) noteDiskSpent() {
+	c.mu.Lock()
+	c.diskSpent = true
+	c.mu.Unlock()
+	c.sb.refused.Add(limitRefusal(limitkill.DiskSpent(c.sb.disk.Bytes())))
 }
 
 // Wait waits for the command to exit and for its I/O to be copied. A
@@ -386,7 +411,7 @@ func (c *Cmd) Wait() error {
 	c.mu.Unlock()
 
 	state, waitErr := c.launch.Wait()
-	c.sb.noteSocketRefusals()
+	noteSocketRefusals(c.sb.backend, &c.sb.refused, &c.sb.build) // backend.go
 	if c.timer != nil {
 		c.timer.Stop()
 	}

@@ -84,7 +84,7 @@ func (l Limits) withDefaults() Limits {
 	l.CPUSeconds = def(l.CPUSeconds, 0)
 	l.FileSizeBytes = def(l.FileSizeBytes, DefaultFileSizeBytes)
 	l.Processes = def(l.Processes, DefaultProcesses)
-	l.OpenFiles = def(l.OpenFiles, defaultOpenFiles())
+	l.OpenFiles = def(l.OpenFiles, defaultOpenFiles(DefaultOpenFiles))
 	l.DiskBytes = def(l.DiskBytes, -1) // resolved against free space at New
 	if l.Timeout < 0 {
 		l.Timeout = 0

@@ -15,13 +15,14 @@ func defaultMemoryBytes() int64 {
 	return 8 << 30
 }
 
-// defaultOpenFiles is DefaultOpenFiles, or the host's hard limit if lower.
-func defaultOpenFiles() int64 {
+// defaultOpenFiles is def (DefaultOpenFiles), or the host's hard limit if
+// lower.
+func defaultOpenFiles(def int64) int64 {
 	var r syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err == nil && r.Max < DefaultOpenFiles {
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err == nil && r.Max < uint64(def) {
 		return int64(r.Max)
 	}
-	return DefaultOpenFiles
+	return def
 }
 
 // exited reports whether pid has exited, without reaping it.
