@@ -30,7 +30,7 @@ type hostFacts struct {
 	// Identity is the device and inode of each grant and cache store, as
 	// checked now; the sandbox must find the same objects at start.
 	Identity map[string]fileKey
-	// CacheStores are the kept cache stores (caches.go); nil for none.
+	// CacheStores are the kept cache stores (workdir.go); nil for none.
 	CacheStores []string
 	// SharedTemp are the shared-temp entries the sandbox is shown; nil
 	// at the strict level.
@@ -127,7 +127,7 @@ func planPolicy(cfg *Config, h *hostFacts) spec.Policy {
 		id := h.Identity[g.Path]
 		p.Grants = append(p.Grants, spec.Grant{Path: g.Path, Write: g.Access.CanWrite(), Exec: g.Access.CanExec(), Dev: id.Dev, Ino: id.Ino})
 	}
-	for _, store := range h.CacheStores { // caches.go: writable, never executable
+	for _, store := range h.CacheStores { // workdir.go: writable, never executable
 		id := h.Identity[store]
 		p.Grants = append(p.Grants, spec.Grant{Path: store, Write: true, Dev: id.Dev, Ino: id.Ino})
 	}
@@ -146,7 +146,7 @@ func planPolicy(cfg *Config, h *hostFacts) spec.Policy {
 
 // homeView reads what a sandbox with cfg sees of the home directories:
 // the level's meaning for the homes, with the protections (hostview).
-// New adds the state directory's protection (journal.go).
+// New adds the state directory's protection (workdir.go).
 func homeView(cfg *Config) spec.View {
 	sec := cfg.security()
 	in := hostview.Input{

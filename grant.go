@@ -164,3 +164,141 @@ func pathError(p string, err error) *PlaceError {
 }
 
 func quote(s string) string { return `"` + s + `"` }
+
+// PathRequest is a path as a user wrote it (relative to the current
+// directory, possibly through symbolic links), with the access asked for.
+// The zero value is invalid.
+type PathRequest struct {
+	Path   string
+	Access Access
+}
+
+// ResolvePaths resolves, once, where they enter, the paths a user wrote: a
+// working directory (empty means none) and the grants asked for. It follows
+// the links of the user's own spelling, such as /tmp or a symlinked home,
+// with two exceptions that it refuses with [ErrGrantRedirected]: a link
+// inside a directory the configuration makes writable (the working
+// directory, or a WRITE grant), because a sandbox of an earlier run may have
+// planted it; and a writable path that is itself a link. "Inside" is decided
+// by file identity, so no spelling of the writable directory hides a link.
+// Grants of the same path are not merged here; Config does that.
+func ResolvePaths(workDir string, reqs []PathRequest) (string, []Grant, error) {
+	// The writable places, first resolved as spelled, give the identities
+	// that every path is then checked against.
+	var writable []string
+	if workDir != "" {
+		writable = append(writable, workDir)
+	}
+	for _, r := range reqs {
+		if r.Access.CanWrite() {
+			writable = append(writable, r.Path)
+		}
+	}
+	var ids []os.FileInfo
+	for _, p := range writable {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", nil, pathError(p, err)
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return "", nil, pathError(p, paths.Bare(err))
+		}
+		fi, err := os.Stat(real)
+		if err != nil {
+			return "", nil, pathError(p, paths.Bare(err))
+		}
+		ids = append(ids, fi)
+	}
+	resolve := func(p string, mustNotBeLink bool) (string, error) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", pathError(p, err)
+		}
+		if mustNotBeLink {
+			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				return "", redirected(p, abs)
+			}
+		}
+		return resolveAvoiding(abs, p, ids)
+	}
+	var wd string
+	if workDir != "" {
+		var err error
+		if wd, err = resolve(workDir, true); err != nil {
+			return "", nil, err
+		}
+	}
+	grants := make([]Grant, 0, len(reqs))
+	for _, r := range reqs {
+		if r.Access == 0 {
+			return "", nil, &PlaceError{Subject: "grant", Path: r.Path, Problem: "no access"}
+		}
+		real, err := resolve(r.Path, r.Access.CanWrite())
+		if err != nil {
+			return "", nil, err
+		}
+		grants = append(grants, Grant{Path: real, Access: r.Access})
+	}
+	return wd, grants, nil
+}
+
+// resolveAvoiding resolves abs component by component, following links
+// except one found in a directory that is, or lies inside, one of the
+// writable directories in ids.
+func resolveAvoiding(abs, spelled string, ids []os.FileInfo) (string, error) {
+	rest := strings.Split(strings.TrimPrefix(abs, "/"), "/")
+	cur := "/"
+	for hops := 0; len(rest) > 0; {
+		part := rest[0]
+		rest = rest[1:]
+		if part == "" || part == "." {
+			continue
+		}
+		if part == ".." {
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return "", pathError(spelled, paths.Bare(err))
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if insideWritable(cur, ids) {
+			return "", redirected(spelled, next)
+		}
+		if hops++; hops > 40 {
+			return "", &PlaceError{Subject: "path", Path: spelled, Problem: "too many symbolic links"}
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", pathError(spelled, paths.Bare(err))
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return cur, nil
+}
+
+// insideWritable reports whether dir, or a directory above it, is one of
+// the writable directories, by identity.
+func insideWritable(dir string, ids []os.FileInfo) bool {
+	for d := dir; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil {
+			for _, w := range ids {
+				if os.SameFile(fi, w) {
+					return true
+				}
+			}
+		}
+		if d == "/" {
+			return false
+		}
+	}
+}

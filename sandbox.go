@@ -42,7 +42,7 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	s.pre = prestart.Checks{Set: cfg.Env.Set, Passthrough: cfg.Env.Passthrough, Deny: cfg.Deny, Hooks: prestart.Hooks{
 		View: s.checkView, TempInside: func() string { return tempInside(s.dirs.Tmp(), s.cfg.Grants, s.backend) }, Written: s.disk.Written, Protection: protectionOf, HostProgram: hostProgram, Refused: &s.refused}}
-	// journal.go: sweeps what runs killed before Close left, then
+	// workdir.go: sweeps what runs killed before Close left, then
 	// records the git control paths, the run journal and the places.
 	if err := s.openJournal(); err != nil {
 		s.removeWorkDir()
@@ -53,7 +53,7 @@ func New(cfg Config) (*Sandbox, error) {
 			s.journal.Close()
 		}
 	}()
-	s.view = protectStateRoot(homeView(&s.cfg), &s.caches) // backend.go, journal.go
+	s.view = protectStateRoot(homeView(&s.cfg), &s.caches) // backend.go, workdir.go
 	if s.proxy, err = newNetProxy(s); err != nil {         // proxy.go
 		s.removeWorkDir()
 		return nil, err
@@ -133,7 +133,7 @@ func (s *Sandbox) Close() error {
 	}
 	err := s.backend.Close()
 	// Every sandboxed process is dead now.
-	s.closeJournal() // journal.go: git control checked, the run undone
+	s.closeJournal() // workdir.go: git control checked, the run undone
 	s.proxy.close()  // after the engine, which closes the listeners it served
 	if ipcErr := s.ipc.Close(); err == nil && ipcErr != nil {
 		err = errorf("%w", ipcErr)

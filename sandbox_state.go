@@ -29,7 +29,7 @@ type Sandbox struct {
 	// (workdir.go, internal/statedir).
 	dirs statedir.Dirs
 	// caches holds the kept cache stores linked into the fresh home, and
-	// where they live, for Close's prune (internal/cachehome, caches.go);
+	// where they live, for Close's prune (internal/cachehome, workdir.go);
 	// none without Config.KeepCaches, or when another run holds them.
 	caches  cachehome.Kept
 	env     []string
@@ -42,7 +42,7 @@ type Sandbox struct {
 	// proxy is the policy proxy; nil when the network is denied.
 	proxy *netProxy
 	// disk is the disk limits, resolved by New, and the commands the
-	// disk watch ran for (internal/disklimit; journal.go bounds the
+	// disk watch ran for (internal/disklimit; workdir.go bounds the
 	// Close scan by them).
 	disk disklimit.Limit
 
@@ -58,7 +58,7 @@ type Sandbox struct {
 	// internal/ipchost); nil without Config.IPC.
 	ipc *ipchost.Server
 	// journal is the run journal and the git control paths of the
-	// writable places at start (journal.go, internal/runjournal); nil
+	// writable places at start (workdir.go, internal/runjournal); nil
 	// until New opens it.
 	journal *runjournal.Run
 
