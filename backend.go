@@ -4,10 +4,8 @@ import (
 	"errors"
 	"os"
 
-	"github.com/moat-sandbox/moat/internal/buildmode"
 	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/hostview"
-	"github.com/moat-sandbox/moat/internal/refusal"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
 
@@ -249,31 +247,4 @@ func socketGrants(paths []string) ([]spec.Socket, error) {
 		out = append(out, spec.Socket{Path: p, Dev: dev, Ino: ino})
 	}
 	return out, nil
-}
-
-// noteSocketRefusals records in refused what backend b's supervisor saw
-// the sandbox refused since the last call: host sockets, execs of written
-// files (build mode's, internal/buildmode), socket families.
-func noteSocketRefusals(b spec.Backend, refused *refusal.List, build *buildmode.Mode) {
-	for _, r := range b.Refusals() {
-		if r.Dropped > 0 {
-			refused.NoteDropped(r.Kind, r.Dropped) // internal/refusal
-			continue
-		}
-		switch r.Kind {
-		case spec.RefusedUnixSocket:
-			refused.Add(Refusal{
-				Kind:    "socket",
-				Subject: r.Subject,
-				Detail:  "a host Unix socket; connecting to it is refused",
-				Setting: "sockets",
-			})
-		case spec.RefusedExec:
-			build.NoteWrittenExec(r.Subject)
-		case spec.RefusedSocket:
-			// No flag opens other families: the detail says what the
-			// sandbox may use instead.
-			refused.Add(Refusal{Kind: "socket", Subject: r.Subject, Detail: r.Detail})
-		}
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moat-sandbox/moat/internal/buildmode"
 	"github.com/moat-sandbox/moat/internal/limitkill"
 	"github.com/moat-sandbox/moat/internal/lookpath"
 	"github.com/moat-sandbox/moat/internal/refusal"
@@ -411,7 +412,7 @@ func (c *Cmd) Wait() error {
 	c.mu.Unlock()
 
 	state, waitErr := c.launch.Wait()
-	noteSocketRefusals(c.sb.backend, &c.sb.refused, &c.sb.build) // backend.go
+	noteSocketRefusals(c.sb.backend, &c.sb.refused, &c.sb.build)
 	if c.timer != nil {
 		c.timer.Stop()
 	}
@@ -451,6 +452,33 @@ func (c *Cmd) Wait() error {
 		return &ExitError{ProcessState: state, reason: reason, limit: c.limitOf()}
 	}
 	return ioErr
+}
+
+// noteSocketRefusals records in refused what backend b's supervisor saw
+// the sandbox refused since the last call: host sockets, execs of written
+// files (build mode's, internal/buildmode), socket families.
+func noteSocketRefusals(b spec.Backend, refused *refusal.List, build *buildmode.Mode) {
+	for _, r := range b.Refusals() {
+		if r.Dropped > 0 {
+			refused.NoteDropped(r.Kind, r.Dropped) // internal/refusal
+			continue
+		}
+		switch r.Kind {
+		case spec.RefusedUnixSocket:
+			refused.Add(Refusal{
+				Kind:    "socket",
+				Subject: r.Subject,
+				Detail:  "a host Unix socket; connecting to it is refused",
+				Setting: "sockets",
+			})
+		case spec.RefusedExec:
+			build.NoteWrittenExec(r.Subject)
+		case spec.RefusedSocket:
+			// No flag opens other families: the detail says what the
+			// sandbox may use instead.
+			refused.Add(Refusal{Kind: "socket", Subject: r.Subject, Detail: r.Detail})
+		}
+	}
 }
 
 // killLimit kills the command's whole process tree because it passed limit

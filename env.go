@@ -19,8 +19,9 @@ const DefaultPath = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 // terminals and locales need.
 var defaultPassthrough = []string{"TERM", "LANG", "LANGUAGE", "TZ", "COLORTERM", "NO_COLOR"}
 
-// baseEnv builds the environment every command of the sandbox starts from.
-func (s *Sandbox) baseEnv() []string {
+// baseEnv builds the environment every command of the sandbox starts from,
+// with proxy, the variables that send clients to its proxy (proxy.go).
+func (s *Sandbox) baseEnv(proxy []string) []string {
 	// HOME and TMPDIR are the sandbox's own (workdir.go), never the
 	// working directory: Go ignores a go.mod at the temp root, and tools
 	// would fill a supplied project with caches. TMPDIR is the host path
@@ -46,7 +47,7 @@ func (s *Sandbox) baseEnv() []string {
 	for _, kv := range hostview.QuietEnv { // internal/hostview
 		env = mergeEnv(env, kv)
 	}
-	for _, kv := range s.proxy.env() {
+	for _, kv := range proxy {
 		env = mergeEnv(env, kv)
 	}
 	for _, kv := range s.build.Env() {

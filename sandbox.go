@@ -79,7 +79,7 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, &UnsupportedError{Missing: missing}
 	}
 	s.backend = eng
-	s.env = s.baseEnv()
+	s.env = s.baseEnv(s.proxy.env()) // env.go, proxy.go
 	s.disk.Resolve() // internal/disklimit
 	return s, nil
 }
