@@ -80,7 +80,7 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	s.backend = eng
 	s.env = s.baseEnv(s.proxy.env()) // env.go, proxy.go
-	s.disk.Resolve() // internal/disklimit
+	s.disk.Resolve()                 // internal/disklimit
 	return s, nil
 }
 
