@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/buildmode"
+	"github.com/moat-sandbox/moat/internal/hostfacts"
 	"github.com/moat-sandbox/moat/internal/limitkill"
 	"github.com/moat-sandbox/moat/internal/lookpath"
 	"github.com/moat-sandbox/moat/internal/refusal"
@@ -515,7 +516,7 @@ func (c *Cmd) awaitDeath() {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if exited(c.Process.Pid) {
+		if hostfacts.Exited(c.Process.Pid) {
 			return
 		}
 		select {

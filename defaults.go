@@ -4,6 +4,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/moat-sandbox/moat/internal/hostfacts"
 	"github.com/moat-sandbox/moat/internal/paths"
 	"github.com/moat-sandbox/moat/internal/pysandbox"
 )
@@ -80,11 +81,11 @@ func (l Limits) withDefaults() Limits {
 		}
 		return v
 	}
-	l.MemoryBytes = def(l.MemoryBytes, defaultMemoryBytes())
+	l.MemoryBytes = def(l.MemoryBytes, hostfacts.HalfMemory())
 	l.CPUSeconds = def(l.CPUSeconds, 0)
 	l.FileSizeBytes = def(l.FileSizeBytes, DefaultFileSizeBytes)
 	l.Processes = def(l.Processes, DefaultProcesses)
-	l.OpenFiles = def(l.OpenFiles, defaultOpenFiles(DefaultOpenFiles))
+	l.OpenFiles = def(l.OpenFiles, hostfacts.OpenFiles(DefaultOpenFiles))
 	l.DiskBytes = def(l.DiskBytes, -1) // resolved against free space at New
 	if l.Timeout < 0 {
 		l.Timeout = 0

@@ -8,6 +8,7 @@ import (
 
 	"github.com/moat-sandbox/moat/internal/buildmode"
 	"github.com/moat-sandbox/moat/internal/disklimit"
+	"github.com/moat-sandbox/moat/internal/hostfacts"
 	"github.com/moat-sandbox/moat/internal/prestart"
 )
 
@@ -34,7 +35,7 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, err
 	}
 	s.disk = disklimit.Limit{DiskBytes: cfg.Limits.DiskBytes, DiskInodes: cfg.Limits.DiskInodes,
-		FileSize: cfg.Limits.FileSizeBytes, WorkDir: s.dirs.Work, Grants: writableGrants(cfg.Grants), Private: func() []string { return s.dirs.PrivateRoots(s.caches.Stores()) }, Free: freeBytes}
+		FileSize: cfg.Limits.FileSizeBytes, WorkDir: s.dirs.Work, Grants: writableGrants(cfg.Grants), Private: func() []string { return s.dirs.PrivateRoots(s.caches.Stores()) }, Free: hostfacts.FreeBytes}
 	s.build = buildmode.Mode{On: cfg.Build, Permissive: cfg.Isolation == IsolationPermissive,
 		WorkDir: s.dirs.Work, StateDir: s.dirs.State, Written: s.disk.Written, Refused: &s.refused}
 	if p := cfg.Python; p != nil && p.AllowPipInstall {
