@@ -14,9 +14,10 @@ import (
 	"github.com/moat-sandbox/moat/internal/statedir"
 )
 
-// This file holds what a sandbox holds between New and Close, and nothing
-// that calls up: New and Close (sandbox.go) call down into the files
-// that prepare and release each part, and those see the parts here.
+// The Sandbox struct alone, with the set of its running commands. It sits
+// below the files that work on it: New and Close (sandbox.go) call down
+// into those that prepare and release each part (workdir.go, proxy.go,
+// ipc_sandbox.go, backend.go, env.go), and they see only the fields here.
 
 // Sandbox is a policy, a working directory and the processes running under
 // them. Create one with [New] and release it with [Sandbox.Close]. Its
@@ -67,6 +68,8 @@ type Sandbox struct {
 	running map[*Cmd]struct{}
 }
 
+// track adds c to the running commands that Close kills; once Close has
+// begun it refuses with ErrClosed.
 func (s *Sandbox) track(c *Cmd) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -77,6 +80,7 @@ func (s *Sandbox) track(c *Cmd) error {
 	return nil
 }
 
+// untrack removes c, which has ended or failed to start.
 func (s *Sandbox) untrack(c *Cmd) {
 	s.mu.Lock()
 	delete(s.running, c)
