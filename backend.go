@@ -3,7 +3,6 @@ package moat
 import (
 	"errors"
 	"os"
-	"os/exec"
 
 	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/hostview"
@@ -29,7 +28,7 @@ type hostFacts struct {
 	// Identity is the device and inode of each grant and cache store, as
 	// checked now; the sandbox must find the same objects at start.
 	Identity map[string]fileKey
-	// CacheStores are the kept cache stores (caches.go); nil for none.
+	// CacheStores are the kept cache stores (workdir.go); nil for none.
 	CacheStores []string
 	// SharedTemp are the shared-temp entries the sandbox is shown; nil
 	// at the strict level.
@@ -126,7 +125,7 @@ func planPolicy(cfg *Config, h *hostFacts) spec.Policy {
 		id := h.Identity[g.Path]
 		p.Grants = append(p.Grants, spec.Grant{Path: g.Path, Write: g.Access.CanWrite(), Exec: g.Access.CanExec(), Dev: id.Dev, Ino: id.Ino})
 	}
-	for _, store := range h.CacheStores { // caches.go: writable, never executable
+	for _, store := range h.CacheStores { // workdir.go: writable, never executable
 		id := h.Identity[store]
 		p.Grants = append(p.Grants, spec.Grant{Path: store, Write: true, Dev: id.Dev, Ino: id.Ino})
 	}
@@ -145,7 +144,7 @@ func planPolicy(cfg *Config, h *hostFacts) spec.Policy {
 
 // homeView reads what a sandbox with cfg sees of the home directories:
 // the level's meaning for the homes, with the protections (hostview).
-// New adds the state directory's protection (journal.go).
+// New adds the state directory's protection (workdir.go).
 func homeView(cfg *Config) spec.View {
 	sec := cfg.security()
 	in := hostview.Input{
@@ -158,17 +157,6 @@ func homeView(cfg *Config) spec.View {
 		in.Granted = append(in.Granted, g.Path)
 	}
 	return hostview.View(in)
-}
-
-// specLevel is an Isolation as the backends know it.
-func specLevel(i Isolation) spec.Level {
-	switch i {
-	case IsolationDefault:
-		return spec.LevelDefault
-	case IsolationPermissive:
-		return spec.LevelPermissive
-	}
-	return spec.LevelStrict
 }
 
 // openBackend gathers the sandbox's state and reads the host for the
@@ -205,7 +193,7 @@ func (s *Sandbox) openBackend(pre prestarted) (spec.Backend, error) {
 		p.Hooks.ServeProxy = s.proxy.serve
 	}
 	b, err := newBackend(p, pre)
-	var use *UnsupportedSettingError // unsupported_setting.go: already moat's
+	var use *UnsupportedSettingError // errors.go: already moat's
 	if errors.As(err, &use) {
 		return nil, err
 	}
@@ -230,39 +218,6 @@ func report(b spec.Backend, enf Enforcement, wx, disk Layer) Report {
 	}
 	r.Layers = append(r.Layers, disk)
 	return r
-}
-
-// strictMissing is the *UnsupportedError that Strict enforcement makes of
-// what backend b cannot enforce now, or nil.
-func strictMissing(enf Enforcement, b spec.Backend) error {
-	if enf != Strict {
-		return nil
-	}
-	if missing := b.Missing(); len(missing) > 0 {
-		return &UnsupportedError{Missing: missing}
-	}
-	return nil
-}
-
-// errNamespaces asks Cmd.start to retry without namespaces.
-var errNamespaces = errors.New("namespaces refused by the host")
-
-// startError converts a backend's failure to start a command.
-func startError(err error) error {
-	var se *spec.StartError
-	if !errors.As(err, &se) {
-		return errorf("%w", err)
-	}
-	if se.Redirected {
-		return &commandError{msg: se.Msg, kind: ErrGrantRedirected, cause: se}
-	}
-	switch se.Code {
-	case 127:
-		return &commandError{msg: se.Msg, kind: exec.ErrNotFound, cause: se}
-	case 126:
-		return &commandError{msg: se.Msg, kind: errPermission, cause: se}
-	}
-	return &commandError{msg: se.Msg, cause: se}
 }
 
 // socketGrants checks Config.Sockets on the host (validate.go checked
@@ -292,31 +247,4 @@ func socketGrants(paths []string) ([]spec.Socket, error) {
 		out = append(out, spec.Socket{Path: p, Dev: dev, Ino: ino})
 	}
 	return out, nil
-}
-
-// noteSocketRefusals records what the backend's supervisor saw the sandbox
-// refused since the last call: host sockets, execs of written files
-// (internal/buildmode), socket families.
-func (s *Sandbox) noteSocketRefusals() {
-	for _, r := range s.backend.Refusals() {
-		if r.Dropped > 0 {
-			s.refused.NoteDropped(r.Kind, r.Dropped) // internal/refusal
-			continue
-		}
-		switch r.Kind {
-		case spec.RefusedUnixSocket:
-			s.addRefusal(Refusal{
-				Kind:    "socket",
-				Subject: r.Subject,
-				Detail:  "a host Unix socket; connecting to it is refused",
-				Setting: "sockets",
-			})
-		case spec.RefusedExec:
-			s.build.NoteWrittenExec(r.Subject)
-		case spec.RefusedSocket:
-			// No flag opens other families: the detail says what the
-			// sandbox may use instead.
-			s.addRefusal(Refusal{Kind: "socket", Subject: r.Subject, Detail: r.Detail})
-		}
-	}
 }

@@ -25,7 +25,3 @@ func newBackend(p spec.Policy, _ prestarted) (spec.Backend, error) {
 
 // closePrestarted has nothing to end here.
 func closePrestarted(prestarted) {}
-
-// errUnsupportedOS is what the host facts that macOS does not measure yet
-// (defaults_other.go) answer.
-var errUnsupportedOS = &UnsupportedError{Missing: []string{"darwin: host fact not measured yet"}}

@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"sync"
 	"time"
 
+	"github.com/moat-sandbox/moat/internal/buildmode"
+	"github.com/moat-sandbox/moat/internal/hostfacts"
 	"github.com/moat-sandbox/moat/internal/limitkill"
 	"github.com/moat-sandbox/moat/internal/lookpath"
 	"github.com/moat-sandbox/moat/internal/refusal"
@@ -87,7 +88,7 @@ type Cmd struct {
 	// even if it exited 0.
 	overAtExit bool
 	checked    bool  // Check ran the pre-start checks (prestart.go)
-	diskSpent  bool  // the disk watch found the disk limit all but spent (disk.go: noteDiskSpent)
+	diskSpent  bool  // the disk watch found the disk limit all but spent (noteDiskSpent)
 	fileSize   int64 // RLIMIT_FSIZE the command started with: what was left of the disk limit, if less than the file size limit
 	timer      *time.Timer
 	watchdog   func()
@@ -261,7 +262,7 @@ func (c *Cmd) Start() error {
 }
 
 func (c *Cmd) start() error {
-	env := c.sb.cmdEnv(c.Env) // env_path.go: TMPDIR as seen inside
+	env := c.sb.cmdEnv(c.Env) // env.go: TMPDIR as seen inside
 	dir := c.sb.dirs.CommandDir(c.Dir)
 	args := c.Args
 	if len(args) == 0 {
@@ -326,6 +327,18 @@ func (c *Cmd) launchHelper(cmd *spec.Command, files []*os.File) error {
 	return nil
 }
 
+// strictMissing is the *UnsupportedError that Strict enforcement makes of
+// what backend b cannot enforce now, or nil.
+func strictMissing(enf Enforcement, b spec.Backend) error {
+	if enf != Strict {
+		return nil
+	}
+	if missing := b.Missing(); len(missing) > 0 {
+		return &UnsupportedError{Missing: missing}
+	}
+	return nil
+}
+
 // watchContext kills the command, or calls Cancel, when its context is done
 // before it exits.
 func (c *Cmd) watchContext() {
@@ -356,7 +369,32 @@ func (c *Cmd) armLimits() {
 	if lim.Timeout > 0 {
 		c.timer = time.AfterFunc(lim.Timeout, func() { c.killLimit(limitkill.Timeout(lim.Timeout)) })
 	}
-	c.watchdog = c.watchDisk()
+	pid := 0
+	if c.Process != nil {
+		pid = c.Process.Pid
+	}
+	// disk.go: a command that ended over a limit, faster than one poll,
+	// fails with the limit's message (overAtExit).
+	c.watchdog = watchDisk(&c.sb.disk, pid, c.fileSize > 0, func(k limitkill.Kill, atExit bool) {
+		if atExit {
+			c.mu.Lock()
+			c.overAtExit = true
+			c.mu.Unlock()
+		}
+		c.killLimit(k)
+	}, c.noteDiskSpent)
+}
+
+// noteDiskSpent records, once per sandbox, that the disk limit is all but
+// spent while c runs: RLIMIT_FSIZE now refuses writes past it, in any
+// process of the tree, whether or not the command's exit status shows it
+// (a child killed by SIGXFSZ inside a pipe; Python, which ignores SIGXFSZ
+// and exits 1 on "File too large").
+func (c *Cmd) noteDiskSpent() {
+	c.mu.Lock()
+	c.diskSpent = true
+	c.mu.Unlock()
+	c.sb.refused.Add(limitRefusal(limitkill.DiskSpent(c.sb.disk.Bytes())))
 }
 
 // Wait waits for the command to exit and for its I/O to be copied. A
@@ -375,7 +413,7 @@ func (c *Cmd) Wait() error {
 	c.mu.Unlock()
 
 	state, waitErr := c.launch.Wait()
-	c.sb.noteSocketRefusals()
+	noteSocketRefusals(c.sb.backend, &c.sb.refused, &c.sb.build)
 	if c.timer != nil {
 		c.timer.Stop()
 	}
@@ -417,6 +455,33 @@ func (c *Cmd) Wait() error {
 	return ioErr
 }
 
+// noteSocketRefusals records in refused what backend b's supervisor saw
+// the sandbox refused since the last call: host sockets, execs of written
+// files (build mode's, internal/buildmode), socket families.
+func noteSocketRefusals(b spec.Backend, refused *refusal.List, build *buildmode.Mode) {
+	for _, r := range b.Refusals() {
+		if r.Dropped > 0 {
+			refused.NoteDropped(r.Kind, r.Dropped) // internal/refusal
+			continue
+		}
+		switch r.Kind {
+		case spec.RefusedUnixSocket:
+			refused.Add(Refusal{
+				Kind:    "socket",
+				Subject: r.Subject,
+				Detail:  "a host Unix socket; connecting to it is refused",
+				Setting: "sockets",
+			})
+		case spec.RefusedExec:
+			build.NoteWrittenExec(r.Subject)
+		case spec.RefusedSocket:
+			// No flag opens other families: the detail says what the
+			// sandbox may use instead.
+			refused.Add(Refusal{Kind: "socket", Subject: r.Subject, Detail: r.Detail})
+		}
+	}
+}
+
 // killLimit kills the command's whole process tree because it passed limit
 // k, which is recorded once, as the ExitError's reason and a refusal.
 func (c *Cmd) killLimit(k limitkill.Kill) {
@@ -451,7 +516,7 @@ func (c *Cmd) awaitDeath() {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if exited(c.Process.Pid) {
+		if hostfacts.Exited(c.Process.Pid) {
 			return
 		}
 		select {
@@ -520,7 +585,7 @@ func (c *Cmd) limitKilled(k limitkill.Kill) string {
 	}
 	c.mu.Unlock()
 	if first {
-		c.sb.addRefusal(r)
+		c.sb.refused.Add(r)
 	}
 	return reason
 }
@@ -542,19 +607,6 @@ func (c *Cmd) kernelLimitKill(state *os.ProcessState, fsize int64) (limitkill.Ki
 		return c.diskSpent
 	})
 }
-
-var errPermission = fs.ErrPermission
-
-// commandError is a command that cannot be found or may not be executed in
-// the sandbox. It matches exec.ErrNotFound or fs.ErrPermission.
-type commandError struct {
-	msg   string
-	kind  error // exec.ErrNotFound, fs.ErrPermission, or nil
-	cause error // the platform's own error, if any
-}
-
-func (e *commandError) Error() string { return e.msg }
-func (e *commandError) Unwrap() error { return e.kind }
 
 // resolveExecutable finds name as the sandbox would, with the sandbox's
 // PATH, and checks that the file it finally names lies where the sandbox may

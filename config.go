@@ -217,6 +217,22 @@ func (c *Config) security() SecurityConfig {
 	return c.Isolation.Security()
 }
 
+// Readable grants READ on p and returns c, for chaining.
+func (c *Config) Readable(p ResolvedPath) *Config { return c.Grant(p, READ) }
+
+// Writable grants WRITE (read and write, never execute) on p.
+func (c *Config) Writable(p ResolvedPath) *Config { return c.Grant(p, WRITE) }
+
+// Executable grants EXEC (read and execute) on p.
+func (c *Config) Executable(p ResolvedPath) *Config { return c.Grant(p, EXEC) }
+
+// Grant gives access a on p; a path granted twice keeps the union. WRITE|EXEC
+// is the only way to give up write-xor-execute for p.
+func (c *Config) Grant(p ResolvedPath, a Access) *Config {
+	c.Grants = append(c.Grants, Grant{Path: p.p, Access: a})
+	return c
+}
+
 // Env describes how a command's environment is built. The host environment is
 // never inherited wholesale: the environment is cleared and rebuilt, and LD_*
 // and DYLD_* variables are always removed.

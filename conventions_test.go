@@ -188,6 +188,8 @@ func TestImportDirection(t *testing.T) {
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/settings") }},
 		{"size depends on nothing else of the module", "./internal/size/...", true, true,
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/size") }},
+		{"hostfacts depends on nothing else of the module", "./internal/hostfacts/...", true, true,
+			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/internal/hostfacts") }},
 		{"report/jsonv1 depends only on moat, settings and bytestr", "./internal/report/...", false, false,
 			func(imp string) bool {
 				return within(imp, mod) && imp != mod && imp != mod+"/internal/settings" && imp != mod+"/internal/bytestr" && !within(imp, mod+"/internal/report")

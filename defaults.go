@@ -4,6 +4,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/moat-sandbox/moat/internal/hostfacts"
 	"github.com/moat-sandbox/moat/internal/paths"
 	"github.com/moat-sandbox/moat/internal/pysandbox"
 )
@@ -25,7 +26,7 @@ func normalize(cfg Config, py *pysandbox.Host) (Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
-	cfg, err := pythonNormalize(cfg, py) // python.go: the venv's grants
+	cfg, err := pythonNormalize(cfg, py) // the venv's grants, below
 	if err != nil {
 		return cfg, err
 	}
@@ -80,11 +81,11 @@ func (l Limits) withDefaults() Limits {
 		}
 		return v
 	}
-	l.MemoryBytes = def(l.MemoryBytes, defaultMemoryBytes())
+	l.MemoryBytes = def(l.MemoryBytes, hostfacts.HalfMemory())
 	l.CPUSeconds = def(l.CPUSeconds, 0)
 	l.FileSizeBytes = def(l.FileSizeBytes, DefaultFileSizeBytes)
 	l.Processes = def(l.Processes, DefaultProcesses)
-	l.OpenFiles = def(l.OpenFiles, defaultOpenFiles())
+	l.OpenFiles = def(l.OpenFiles, hostfacts.OpenFiles(DefaultOpenFiles))
 	l.DiskBytes = def(l.DiskBytes, -1) // resolved against free space at New
 	if l.Timeout < 0 {
 		l.Timeout = 0
@@ -99,4 +100,63 @@ func checkExists(path string) error {
 		return paths.Bare(err)
 	}
 	return nil
+}
+
+// readPythonHost is the host read of cfg.Python, for New's preparation
+// step: the venv opened, the working directory and the kept home
+// resolved (internal/pysandbox). Without a venv it reads nothing.
+func readPythonHost(cfg Config) pysandbox.Host {
+	if cfg.Python == nil {
+		return pysandbox.Host{}
+	}
+	return pysandbox.ReadHost(cfg.Python.Venv, cfg.WorkDir, cfg.Home)
+}
+
+// pythonNormalize applies cfg.Python to the rest of cfg, for normalize,
+// from what readPythonHost read, without I/O: MPLBACKEND=Agg unless the
+// caller sets or passes it, and the grants of the venv: read and execute
+// for the venv and the base interpreter's installation, write too for
+// site-packages and bin/ with AllowPipInstall. A venv that is not one, or
+// lies where the sandbox writes (the working directory, or a writable
+// grant without AllowPipInstall), is refused: it could not stay read-only
+// there.
+func pythonNormalize(cfg Config, h *pysandbox.Host) (Config, error) {
+	if cfg.Python == nil {
+		return cfg, nil
+	}
+	p := *cfg.Python
+	cfg.Python = &p
+	if !pysandbox.SetsEnv(cfg.Env.Passthrough, cfg.Env.Set, "MPLBACKEND") {
+		cfg.Env.Set = append([]string{pysandbox.MPLBackend}, cfg.Env.Set...)
+	}
+	if p.Venv == "" {
+		return cfg, nil
+	}
+	if h == nil {
+		return cfg, errorf("python venv %q: not read from the host", p.Venv)
+	}
+	if h.Err != nil {
+		return cfg, h.Err
+	}
+	st := pysandbox.Settings{AllowPipInstall: p.AllowPipInstall, Permissive: cfg.Isolation == IsolationPermissive}
+	for _, g := range cfg.Grants {
+		if g.Access.CanWrite() {
+			st.WritableGrants = append(st.WritableGrants, g.Path)
+		}
+	}
+	planned, err := pysandbox.Plan(*h, st)
+	if err != nil {
+		return cfg, errorf("%w", err)
+	}
+	p.Venv = h.Env.Path
+	grants := make([]Grant, 0, len(planned))
+	for _, g := range planned {
+		a := READ | EXEC
+		if g.Write {
+			a |= WRITE
+		}
+		grants = append(grants, Grant{Path: g.Path, Access: a})
+	}
+	cfg.Grants = append(append([]Grant(nil), cfg.Grants...), grants...)
+	return cfg, nil
 }

@@ -1,6 +1,9 @@
 package moat
 
 import (
+	"runtime"
+	"strconv"
+
 	"github.com/moat-sandbox/moat/internal/disklimit"
 	"github.com/moat-sandbox/moat/internal/diskwatch"
 	"github.com/moat-sandbox/moat/internal/limitkill"
@@ -10,20 +13,18 @@ import (
 // when Limits.DiskInodes is zero: one file or directory per 4 KiB block.
 const DefaultBytesPerInode = disklimit.DefaultBytesPerInode
 
-// watchDisk kills c once the command has consumed more than the disk
-// limit, in bytes or in inodes, on the file systems of every writable
-// place (internal/disklimit, internal/diskwatch). RLIMIT_FSIZE bounds one
-// file, and a burst (disklimit.Limit.FileSizeBudget); this bounds many. A
-// place that cannot be measured kills the command (fail closed), and a
-// command that ended over a limit, faster than one poll, fails with the
-// limit's message. It returns a function that stops it, after a last
+// watchDisk starts the disk watch of limit d for the command whose
+// process is pid, capped when its RLIMIT_FSIZE was lowered to what is
+// left (internal/disklimit, internal/diskwatch): kill is called with the
+// limit passed, in bytes or in inodes, on the file systems of every
+// writable place, atExit telling that the last sample, after the command
+// ended, found it; spent is called once the limit is all but spent.
+// RLIMIT_FSIZE bounds one file, and a burst (disklimit.Limit.FileSizeBudget);
+// this bounds many. A place that cannot be measured kills the command
+// (fail closed). It returns a function that stops it, after a last
 // sample.
-func (c *Cmd) watchDisk() (stop func()) {
-	pid := 0
-	if c.Process != nil {
-		pid = c.Process.Pid
-	}
-	stop, err := c.sb.disk.Watch(pid, c.fileSize > 0, func(e diskwatch.Exceeded) {
+func watchDisk(d *disklimit.Limit, pid int, capped bool, kill func(k limitkill.Kill, atExit bool), spent func()) (stop func()) {
+	stop, err := d.Watch(pid, capped, func(e diskwatch.Exceeded) {
 		var k limitkill.Kill
 		switch {
 		case e.Unmeasured:
@@ -34,30 +35,15 @@ func (c *Cmd) watchDisk() (stop func()) {
 			k = limitkill.Disk(e.Limit, e.Used)
 		}
 		if e.AtExit {
-			c.mu.Lock()
-			c.overAtExit = true
-			c.mu.Unlock()
 			k = k.AtExit()
 		}
-		c.killLimit(k)
-	}, func(int64) { c.noteDiskSpent() })
+		kill(k, e.AtExit)
+	}, func(int64) { spent() })
 	if err != nil {
-		c.killLimit(limitkill.DiskUnmeasured(err))
+		kill(limitkill.DiskUnmeasured(err), false)
 		return func() {}
 	}
 	return stop
-}
-
-// noteDiskSpent records, once per sandbox, that the disk limit is all but
-// spent while c runs: RLIMIT_FSIZE now refuses writes past it, in any
-// process of the tree, whether or not the command's exit status shows it
-// (a child killed by SIGXFSZ inside a pipe; Python, which ignores SIGXFSZ
-// and exits 1 on "File too large").
-func (c *Cmd) noteDiskSpent() {
-	c.mu.Lock()
-	c.diskSpent = true
-	c.mu.Unlock()
-	c.sb.addRefusal(limitRefusal(limitkill.DiskSpent(c.sb.disk.Bytes())))
 }
 
 // writableGrants are the paths of the grants the sandbox may write, which
@@ -70,4 +56,22 @@ func writableGrants(grants []Grant) []string {
 		}
 	}
 	return out
+}
+
+// checkDiskPlatform refuses a disk or inode limit on Windows, where the
+// disk watch cannot sample free space yet: a limit that cannot be
+// measured is refused, not left unenforced. Zero (the default, which is
+// no limit there) and negative (unlimited) pass, and every limit passes
+// elsewhere, where the disk watch samples statfs.
+func checkDiskPlatform(l Limits) error {
+	if runtime.GOOS != "windows" {
+		return nil
+	}
+	switch {
+	case l.DiskBytes > 0:
+		return &UnsupportedSettingError{Platform: "windows", Setting: "disk limit", Value: strconv.FormatInt(l.DiskBytes, 10), Reason: "the disk watch cannot measure free space here yet; leave the limit out or set it unlimited"}
+	case l.DiskInodes > 0:
+		return &UnsupportedSettingError{Platform: "windows", Setting: "disk inode limit", Value: strconv.FormatInt(l.DiskInodes, 10), Reason: "the disk watch cannot measure free inodes here yet; leave the limit out or set it unlimited"}
+	}
+	return nil
 }

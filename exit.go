@@ -1,8 +1,13 @@
 package moat
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"os/exec"
 	"syscall"
+
+	"github.com/moat-sandbox/moat/internal/spec"
 )
 
 // ExitError reports a command that did not exit with status 0. It mirrors
@@ -65,3 +70,38 @@ func (e *ExitError) Error() string {
 	}
 	return s
 }
+
+// errNamespaces asks Cmd.start to retry without namespaces.
+var errNamespaces = errors.New("namespaces refused by the host")
+
+// startError converts a backend's failure to start a command.
+func startError(err error) error {
+	var se *spec.StartError
+	if !errors.As(err, &se) {
+		return errorf("%w", err)
+	}
+	if se.Redirected {
+		return &commandError{msg: se.Msg, kind: ErrGrantRedirected, cause: se}
+	}
+	switch se.Code {
+	case 127:
+		return &commandError{msg: se.Msg, kind: exec.ErrNotFound, cause: se}
+	case 126:
+		return &commandError{msg: se.Msg, kind: errPermission, cause: se}
+	}
+	return &commandError{msg: se.Msg, cause: se}
+}
+
+var errPermission = fs.ErrPermission
+
+// commandError is a command that cannot be found or may not be executed in
+// the sandbox. It matches exec.ErrNotFound or fs.ErrPermission.
+type commandError struct {
+	msg   string
+	kind  error // exec.ErrNotFound, fs.ErrPermission, or nil
+	cause error // the platform's own error, if any
+}
+
+func (e *commandError) Error() string { return e.msg }
+
+func (e *commandError) Unwrap() error { return e.kind }

@@ -60,13 +60,13 @@ func (s *Sandbox) checkView() viewcheck.View {
 // means nothing was found.
 func (c *Cmd) Check() []Refusal {
 	c.checked = true
-	before := len(c.sb.Refusals())
+	before := len(c.sb.refused.Snapshot())
 	args := c.Args
 	if len(args) == 0 {
 		args = []string{c.Path}
 	}
 	c.sb.pre.Check(func() []string { return c.sb.cmdEnv(c.Env) }, c.Env, append([]string{c.Path}, args[1:]...))
-	if rs := c.sb.Refusals(); len(rs) > before {
+	if rs := c.sb.refused.Snapshot(); len(rs) > before {
 		return rs[before:]
 	}
 	return nil

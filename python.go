@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/moat-sandbox/moat/internal/pysandbox"
 	"github.com/moat-sandbox/moat/internal/venv"
 )
 
@@ -138,63 +137,4 @@ func (p *PythonConfig) validate() error {
 		return &ConfigError{Field: "python venv", Value: strconv.Quote(p.Venv), Problem: "path must be absolute and clean"}
 	}
 	return nil
-}
-
-// readPythonHost is the host read of cfg.Python, for New's preparation
-// step: the venv opened, the working directory and the kept home
-// resolved (internal/pysandbox). Without a venv it reads nothing.
-func readPythonHost(cfg Config) pysandbox.Host {
-	if cfg.Python == nil {
-		return pysandbox.Host{}
-	}
-	return pysandbox.ReadHost(cfg.Python.Venv, cfg.WorkDir, cfg.Home)
-}
-
-// pythonNormalize applies cfg.Python to the rest of cfg, for normalize,
-// from what readPythonHost read, without I/O: MPLBACKEND=Agg unless the
-// caller sets or passes it, and the grants of the venv: read and execute
-// for the venv and the base interpreter's installation, write too for
-// site-packages and bin/ with AllowPipInstall. A venv that is not one, or
-// lies where the sandbox writes (the working directory, or a writable
-// grant without AllowPipInstall), is refused: it could not stay read-only
-// there.
-func pythonNormalize(cfg Config, h *pysandbox.Host) (Config, error) {
-	if cfg.Python == nil {
-		return cfg, nil
-	}
-	p := *cfg.Python
-	cfg.Python = &p
-	if !pysandbox.SetsEnv(cfg.Env.Passthrough, cfg.Env.Set, "MPLBACKEND") {
-		cfg.Env.Set = append([]string{pysandbox.MPLBackend}, cfg.Env.Set...)
-	}
-	if p.Venv == "" {
-		return cfg, nil
-	}
-	if h == nil {
-		return cfg, errorf("python venv %q: not read from the host", p.Venv)
-	}
-	if h.Err != nil {
-		return cfg, h.Err
-	}
-	st := pysandbox.Settings{AllowPipInstall: p.AllowPipInstall, Permissive: cfg.Isolation == IsolationPermissive}
-	for _, g := range cfg.Grants {
-		if g.Access.CanWrite() {
-			st.WritableGrants = append(st.WritableGrants, g.Path)
-		}
-	}
-	planned, err := pysandbox.Plan(*h, st)
-	if err != nil {
-		return cfg, errorf("%w", err)
-	}
-	p.Venv = h.Env.Path
-	grants := make([]Grant, 0, len(planned))
-	for _, g := range planned {
-		a := READ | EXEC
-		if g.Write {
-			a |= WRITE
-		}
-		grants = append(grants, Grant{Path: g.Path, Access: a})
-	}
-	cfg.Grants = append(append([]Grant(nil), cfg.Grants...), grants...)
-	return cfg, nil
 }

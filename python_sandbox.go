@@ -110,7 +110,7 @@ func (m *VenvManager) VenvPath(cfg VenvConfig) (string, error) {
 // spec translates cfg for internal/venv, placing a venv without a path in
 // the cache (internal/pysandbox).
 func (m *VenvManager) spec(cfg VenvConfig) (venv.Spec, error) {
-	root, err := moatStateRoot() // controljournal.go: it holds the pins of host tools
+	root, err := moatStateRoot() // workdir.go: it holds the pins of host tools
 	if err != nil {
 		return venv.Spec{}, err
 	}

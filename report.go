@@ -1,6 +1,10 @@
 package moat
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/moat-sandbox/moat/internal/refusal"
+)
 
 // Report says which enforcement layers are really active for a [Sandbox].
 // The zero value reports nothing active.
@@ -53,3 +57,9 @@ func (r Report) String() string {
 	}
 	return b.String()
 }
+
+// Refusal is one thing the sandbox was refused, or one thing moat undid at
+// the end of a run, said so that a person, or the model behind an agent, can
+// fix the next try (internal/refusal). The zero value is an empty refusal
+// that says nothing.
+type Refusal = refusal.Refusal

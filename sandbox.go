@@ -4,67 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"sync"
+	"os"
 
 	"github.com/moat-sandbox/moat/internal/buildmode"
-	"github.com/moat-sandbox/moat/internal/cachehome"
 	"github.com/moat-sandbox/moat/internal/disklimit"
-	"github.com/moat-sandbox/moat/internal/ipchost"
+	"github.com/moat-sandbox/moat/internal/hostfacts"
 	"github.com/moat-sandbox/moat/internal/prestart"
-	"github.com/moat-sandbox/moat/internal/refusal"
-	"github.com/moat-sandbox/moat/internal/runjournal"
-	"github.com/moat-sandbox/moat/internal/spec"
-	"github.com/moat-sandbox/moat/internal/statedir"
 )
-
-// Sandbox is a policy, a working directory and the processes running under
-// them. Create one with [New] and release it with [Sandbox.Close]. Its
-// methods are safe for concurrent use. The zero value is not usable.
-type Sandbox struct {
-	cfg Config
-	id  string
-	// dirs are the working directory, the state directory (private
-	// temp and home, removed by Close) and Config.Home resolved
-	// (workdir.go, internal/statedir).
-	dirs statedir.Dirs
-	// caches holds the kept cache stores linked into the fresh home, and
-	// where they live, for Close's prune (internal/cachehome, caches.go);
-	// none without Config.KeepCaches, or when another run holds them.
-	caches  cachehome.Kept
-	env     []string
-	backend spec.Backend
-	// build is build mode and where write-xor-execute holds
-	// (internal/buildmode), set by New once the state directory exists.
-	build buildmode.Mode
-	// view is what the sandbox sees of the home directories.
-	view spec.View
-	// proxy is the policy proxy; nil when the network is denied.
-	proxy *netProxy
-	// disk is the disk limits, resolved by New, and the commands the
-	// disk watch ran for (internal/disklimit; journal.go bounds the
-	// Close scan by them).
-	disk disklimit.Limit
-
-	// refused collects what the sandbox was refused, for Refusals.
-	refused refusal.List
-	// pre is the pre-start checks, their view and the shared-temp
-	// directories they refused (internal/prestart, prestart.go).
-	pre prestart.Checks
-	// sharedTemp are the shared-temp entries the sandbox was shown at
-	// New (backend.go: policy).
-	sharedTemp []string
-	// ipc is the IPC server and its directory (ipc_sandbox.go,
-	// internal/ipchost); nil without Config.IPC.
-	ipc *ipchost.Server
-	// journal is the run journal and the git control paths of the
-	// writable places at start (journal.go, internal/runjournal); nil
-	// until New opens it.
-	journal *runjournal.Run
-
-	mu      sync.Mutex
-	closed  bool
-	running map[*Cmd]struct{}
-}
 
 // New checks cfg, creates the working directory if needed, and decides how
 // the policy is enforced on this host. Under [Strict] enforcement it returns
@@ -72,12 +18,12 @@ type Sandbox struct {
 // also starts the sandbox's helper process at once, so that the first
 // command starts sooner; [Sandbox.Close] ends it.
 func New(cfg Config) (*Sandbox, error) {
-	py := readPythonHost(cfg) // python.go: the host read of the venv
+	py := readPythonHost(cfg) // defaults.go: the host read of the venv
 	cfg, err := normalize(cfg, &py)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDiskPlatform(cfg.Limits); err != nil { // disk_unix.go, disk_windows.go
+	if err := checkDiskPlatform(cfg.Limits); err != nil { // disk.go
 		return nil, err
 	}
 	s := &Sandbox{cfg: cfg, id: randomID(), running: make(map[*Cmd]struct{})}
@@ -89,7 +35,7 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, err
 	}
 	s.disk = disklimit.Limit{DiskBytes: cfg.Limits.DiskBytes, DiskInodes: cfg.Limits.DiskInodes,
-		FileSize: cfg.Limits.FileSizeBytes, WorkDir: s.dirs.Work, Grants: writableGrants(cfg.Grants), Private: func() []string { return s.dirs.PrivateRoots(s.caches.Stores()) }, Free: freeBytes}
+		FileSize: cfg.Limits.FileSizeBytes, WorkDir: s.dirs.Work, Grants: writableGrants(cfg.Grants), Private: func() []string { return s.dirs.PrivateRoots(s.caches.Stores()) }, Free: hostfacts.FreeBytes}
 	s.build = buildmode.Mode{On: cfg.Build, Permissive: cfg.Isolation == IsolationPermissive,
 		WorkDir: s.dirs.Work, StateDir: s.dirs.State, Written: s.disk.Written, Refused: &s.refused}
 	if p := cfg.Python; p != nil && p.AllowPipInstall {
@@ -97,7 +43,7 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	s.pre = prestart.Checks{Set: cfg.Env.Set, Passthrough: cfg.Env.Passthrough, Deny: cfg.Deny, Hooks: prestart.Hooks{
 		View: s.checkView, TempInside: func() string { return tempInside(s.dirs.Tmp(), s.cfg.Grants, s.backend) }, Written: s.disk.Written, Protection: protectionOf, HostProgram: hostProgram, Refused: &s.refused}}
-	// journal.go: sweeps what runs killed before Close left, then
+	// workdir.go: sweeps what runs killed before Close left, then
 	// records the git control paths, the run journal and the places.
 	if err := s.openJournal(); err != nil {
 		s.removeWorkDir()
@@ -108,7 +54,7 @@ func New(cfg Config) (*Sandbox, error) {
 			s.journal.Close()
 		}
 	}()
-	s.view = protectStateRoot(homeView(&s.cfg), &s.caches) // backend.go, journal.go
+	s.view = protectStateRoot(homeView(&s.cfg), &s.caches) // backend.go, workdir.go
 	if s.proxy, err = newNetProxy(s); err != nil {         // proxy.go
 		s.removeWorkDir()
 		return nil, err
@@ -134,8 +80,8 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, &UnsupportedError{Missing: missing}
 	}
 	s.backend = eng
-	s.env = s.baseEnv()
-	s.disk.Resolve() // internal/disklimit
+	s.env = s.baseEnv(s.proxy.env()) // env.go, proxy.go
+	s.disk.Resolve()                 // internal/disklimit
 	return s, nil
 }
 
@@ -188,7 +134,7 @@ func (s *Sandbox) Close() error {
 	}
 	err := s.backend.Close()
 	// Every sandboxed process is dead now.
-	s.closeJournal() // journal.go: git control checked, the run undone
+	s.closeJournal() // workdir.go: git control checked, the run undone
 	s.proxy.close()  // after the engine, which closes the listeners it served
 	if ipcErr := s.ipc.Close(); err == nil && ipcErr != nil {
 		err = errorf("%w", ipcErr)
@@ -200,24 +146,26 @@ func (s *Sandbox) Close() error {
 	return err
 }
 
-func (s *Sandbox) track(c *Cmd) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return ErrClosed
-	}
-	s.running[c] = struct{}{}
-	return nil
-}
-
-func (s *Sandbox) untrack(c *Cmd) {
-	s.mu.Lock()
-	delete(s.running, c)
-	s.mu.Unlock()
-}
-
 func randomID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// Refusals returns what the sandbox was refused so far, and what moat undid
+// or neutralised when it closed, oldest first. Call it again after
+// [Sandbox.Close] to see what Close found. Nil means nothing.
+func (s *Sandbox) Refusals() []Refusal { return s.refused.Snapshot() }
+
+// OpenTerminal returns a new pseudo-terminal for an interactive command:
+// pass slave as the command's Stdin, Stdout and Stderr with Setctty, and
+// use master for the other side. Where the sandbox has its own /dev/pts the
+// pair is made there, so the command finds its terminal by name; ok is
+// false when the platform leaves it to the caller (open a host pty then).
+func (s *Sandbox) OpenTerminal() (master, slave *os.File, ok bool, err error) {
+	m, sl, ok, err := s.backend.OpenTerminal()
+	if err != nil {
+		return nil, nil, false, errorf("terminal: %w", err)
+	}
+	return m, sl, ok, nil
 }

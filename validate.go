@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/moat-sandbox/moat/internal/size"
 )
 
 // MaxNice is the largest [Config.Nice]: 19 steps lower, the lowest
@@ -19,7 +21,7 @@ const MaxNice = 19
 // paths, and the virtual files' contents fit in 64 KiB; each grant has a
 // valid, non-empty access and an absolute, clean path; and each limit,
 // when set, is at least its least value ([MinOpenFiles], [MinMemoryBytes]
-// and the others in limits_min.go). It does no I/O: whether paths exist,
+// and the others below). It does no I/O: whether paths exist,
 // are safe places and stay what they were is for [New], [CheckWorkDir]
 // and [ResolvePaths]. A field it refuses is a [*ConfigError], except a
 // bad AllowLocal prefix, a bad socket path and virtual files too large.
@@ -50,13 +52,13 @@ var configChecks = []struct {
 	{"keep caches", checkKeepCaches},
 	{"env", checkEnv},
 	{"allow local", checkNetworkConfig},             // network.go
-	{"filesystem policy", validateFilesystemPolicy}, // filesystem_policy.go
+	{"filesystem policy", validateFilesystemPolicy}, // filesystem_spec.go
 	{"virtual files", virtualBytes},                 // filesystem_spec.go
 	{"sockets", checkSockets},
 	{"ipc", func(c *Config) error { return validateIPC(c.IPC) }},     // ipc_sandbox.go
 	{"python", func(c *Config) error { return c.Python.validate() }}, // python_sandbox.go
 	{"grants", checkGrants},
-	{"limits", func(c *Config) error { return checkLimitMinimums(c.Limits) }}, // limits_min.go
+	{"limits", func(c *Config) error { return checkLimitMinimums(c.Limits) }},
 	{"open files", func(c *Config) error { return checkOpenFiles(c.Limits.OpenFiles) }},
 }
 
@@ -143,4 +145,77 @@ func checkOpenFiles(n int64) error {
 		return &ConfigError{Field: "limits: open files", Value: strconv.FormatInt(n, 10), Problem: "too few for the sandbox's helper and the command's standard streams; want at least " + strconv.Itoa(MinOpenFiles)}
 	}
 	return nil
+}
+
+// The least value each limit accepts, when set (a positive value). Below
+// them not even a trivial command starts (measured: `sh -c 'ls | cat'`
+// and `python3 -c 'print(1)'`), or the limit means nothing a person could
+// want; Validate refuses such a value as a [*ConfigError] that names the
+// least one. Zero keeps the default and a negative value is unlimited,
+// as for every limit.
+const (
+	// MinMemoryBytes is the least Limits.MemoryBytes: 16 MiB, what a
+	// Python interpreter needs to start.
+	MinMemoryBytes = 16 << 20
+	// MinProcesses is the least Limits.Processes: the sandbox's own init
+	// and helper threads count against it; 14 let `sh -c 'ls | cat'`
+	// run, 16 leave room.
+	MinProcesses = 16
+	// MinFileSizeBytes is the least Limits.FileSizeBytes: 1 KiB.
+	MinFileSizeBytes = 1 << 10
+	// MinDiskBytes is the least Limits.DiskBytes: 1 MiB, so that the
+	// disk watch's measure of free space (whole blocks, and what the file
+	// system itself moves) is small against it.
+	MinDiskBytes = 1 << 20
+	// MinDiskInodes is the least Limits.DiskInodes: 16 files and
+	// directories.
+	MinDiskInodes = 16
+	// MinCPUSeconds is the least Limits.CPUSeconds: one second.
+	MinCPUSeconds = 1
+)
+
+// MinOpenFiles is the smallest [Limits.OpenFiles] a sandbox accepts: below
+// it the sandbox's helper and init cannot hold the descriptors they need
+// (standard streams, the command's pipes, their own control sockets).
+const MinOpenFiles = 32
+
+// limitMinimum is one limit's least value and how its message names it.
+type limitMinimum struct {
+	field string // the *ConfigError's Field
+	value int64
+	least int64
+	size  bool // a byte count, shown with its unit
+}
+
+// checkLimitMinimums refuses a positive limit below its least value; zero
+// (the default) and negative values (unlimited) pass. Open files have
+// their own check (checkOpenFiles).
+func checkLimitMinimums(l Limits) error {
+	for _, m := range []limitMinimum{
+		{"limits: memory", l.MemoryBytes, MinMemoryBytes, true},
+		{"limits: processes", l.Processes, MinProcesses, false},
+		{"limits: file size", l.FileSizeBytes, MinFileSizeBytes, true},
+		{"limits: disk", l.DiskBytes, MinDiskBytes, true},
+		{"limits: disk inodes", l.DiskInodes, MinDiskInodes, false},
+		{"limits: cpu time", l.CPUSeconds, MinCPUSeconds, false},
+	} {
+		if m.value > 0 && m.value < m.least {
+			least := strconv.FormatInt(m.least, 10)
+			if m.size {
+				least = sizeWords(m.least)
+			}
+			return &ConfigError{Field: m.field, Value: strconv.FormatInt(m.value, 10), Problem: "below the least that lets a command start; want at least " + least + ", or unlimited"}
+		}
+	}
+	return nil
+}
+
+// sizeWords spells a least size the way the flags take it, with the
+// bytes: "16M (16777216 bytes)"; a count no suffix divides is "N bytes".
+func sizeWords(n int64) string {
+	bytes := strconv.FormatInt(n, 10)
+	if s := size.Format(n); s != bytes {
+		return s + " (" + bytes + " bytes)"
+	}
+	return bytes + " bytes"
 }

@@ -39,7 +39,7 @@ func TestConfigValidate(t *testing.T) {
 		{"too few open files", Config{Limits: Limits{OpenFiles: 3}}, "limits: open files 3: too few for the sandbox's helper and the command's standard streams; want at least 32", "limits: open files"},
 		{"one below the least", Config{Limits: Limits{OpenFiles: MinOpenFiles - 1}}, "limits: open files 31: too few for the sandbox's helper and the command's standard streams; want at least 32", "limits: open files"},
 		// Each limit at its least value passes, one below is refused
-		// with the least named (limits_min.go).
+		// with the least named (validate.go).
 		{"limits at their least", Config{Limits: Limits{MemoryBytes: MinMemoryBytes, Processes: MinProcesses, FileSizeBytes: MinFileSizeBytes, DiskBytes: MinDiskBytes, DiskInodes: MinDiskInodes, CPUSeconds: MinCPUSeconds}}, "", ""},
 		{"limits unlimited", Config{Limits: Limits{MemoryBytes: -1, Processes: -1, FileSizeBytes: -1, DiskBytes: -1, DiskInodes: -1, CPUSeconds: -1}}, "", ""},
 		{"memory of one byte", Config{Limits: Limits{MemoryBytes: 1}}, "limits: memory 1: below the least that lets a command start; want at least 16M (16777216 bytes), or unlimited", "limits: memory"},

@@ -7,7 +7,7 @@ import (
 )
 
 // zeroLimitFlags are the limit flags whose 0 is below sense, each with the
-// least value it takes (moat's limits_min.go). A limit of zero would stop
+// least value it takes (moat's validate.go). A limit of zero would stop
 // any command, and reading it as "the default" hides the mistake, so an
 // explicit 0 is a usage error; leaving the flag out keeps the default,
 // and "unlimited" lifts the limit.
