@@ -170,6 +170,9 @@ func (d *Document) cwd(h ExecHost, home string) (string, error) {
 	if err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("invalid cwd: %s", shown)
 	}
+	if err := plantedLinkError("invalid cwd:", p); err != nil {
+		return "", err
+	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return "", fmt.Errorf("invalid cwd: %s: %w", shown, unwrapPath(err))

@@ -6,8 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/runjournal"
+	"github.com/moat-sandbox/moat/internal/settings"
+	"github.com/moat-sandbox/moat/internal/workdircheck"
 )
 
 // Resolved is a [Result] made final: the Config to give [moat.New], and
@@ -122,6 +126,9 @@ func (r Result) Resolve(checks ...func(moat.Config) error) (Resolved, error) {
 		}
 		cfg.Home = r.Home
 	}
+	if err := r.checkNewPlaces(cfg); err != nil {
+		return Resolved{}, err
+	}
 	for _, check := range checks {
 		if err := check(cfg); err != nil {
 			return Resolved{}, err
@@ -213,7 +220,7 @@ func resolveError(err error, workDir string) error {
 	}
 	flag := "--grant"
 	switch {
-	case pe.Subject == "workdir", pe.Subject == "path" && workDir != "" && pe.Path == workDir:
+	case pe.Subject == "workdir", workDir != "" && pe.Path == workDir:
 		flag = "--workdir"
 	case pe.Subject != "grant" && pe.Subject != "path":
 		return err
@@ -227,6 +234,9 @@ func resolveError(err error, workDir string) error {
 func socketPaths(in []string) ([]string, error) {
 	var out []string
 	for _, p := range in {
+		if err := plantedLinkError("--allow-socket", p); err != nil {
+			return nil, err
+		}
 		abs, err := filepath.Abs(p)
 		if err == nil {
 			abs, err = filepath.EvalSymlinks(abs)
@@ -259,3 +269,56 @@ type reworded struct {
 
 func (e *reworded) Error() string { return e.msg }
 func (e *reworded) Unwrap() error { return e.err }
+
+// checkNewPlaces refuses, here where nothing is kept yet, what moat.New
+// would refuse of cfg's places once resolved, so that a usage error leaves
+// no working directory behind: a kept home that overlaps the working
+// directory, and a working directory, home or grant in moat's state
+// directory (internal/workdircheck, the checks New runs).
+func (r *Result) checkNewPlaces(cfg moat.Config) error {
+	if _, err := workdircheck.HomeConfig(cfg.Home, cfg.WorkDir, moat.ToolchainPaths); err != nil {
+		return r.workdircheckError(err)
+	}
+	root, err := runjournal.StateRoot()
+	if err != nil {
+		return nil // New fails on the journal, and says why
+	}
+	grants := make([]string, len(cfg.Grants))
+	for i, g := range cfg.Grants {
+		grants[i] = g.Path
+	}
+	return r.workdircheckError(workdircheck.StatePlaces(root, cfg.WorkDir, cfg.Home, grants))
+}
+
+// workdircheckError names a place internal/workdircheck refused by the
+// flag or config key that set it, and the setting its problem names by
+// its flag, as the CLI prints moat's own (nil stays nil).
+func (r *Result) workdircheckError(err error) error {
+	var e *workdircheck.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	key := map[string]string{"workdir": "workdir.path", "home": "home"}[e.Subject]
+	subject := "--grant"
+	if key != "" {
+		subject = r.Describe(key)
+	}
+	problem := e.Problem
+	if e.Setting != "" {
+		problem = strings.Replace(problem, settings.Field(e.Setting), settings.Words(e.Setting), 1)
+	}
+	return &reworded{msg: fmt.Sprintf("%s %q: %s", subject, e.Path, problem), err: err}
+}
+
+// plantedLinkError refuses a path p that passes through a link in a place
+// a sandbox of an earlier run could write, which may have planted it to
+// lead p elsewhere (moat.ResolvePaths' rule, for a path that is not a
+// grant), as "subject "p": problem"; nil for any other path.
+func plantedLinkError(subject, p string) error {
+	_, _, err := moat.ResolvePaths("", []moat.PathRequest{{Path: p, Access: moat.READ}})
+	var pe *moat.PlaceError
+	if errors.Is(err, moat.ErrGrantRedirected) && errors.As(err, &pe) {
+		return &reworded{msg: fmt.Sprintf("%s %q: %s", subject, p, pe.Problem), err: err}
+	}
+	return nil
+}

@@ -97,6 +97,11 @@ func TestMoatRunBadInputs(t *testing.T) {
 			mention: []string{"--audit-log", "permissive"}, noFile: filepath.Join(outside, "p.jsonl")},
 		// Controls: what is allowed runs.
 		{name: "control: allow-home-workdir", env: homeEnv, args: []string{"--allow-home-workdir", "--workdir", fakeHome}, sandbox: true, code: -1},
+		// What New refuses of the resolved places is refused before the
+		// missing working directory is made (outside review, finding 7).
+		{name: "home is the missing workdir", args: []string{"--workdir", filepath.Join(base, "new-a"), "--home", filepath.Join(base, "new-a")}, mention: []string{"--home", "overlaps the working directory", "--home (Config.Home)"}, noFile: filepath.Join(base, "new-a")},
+		{name: "missing workdir in moat's state directory", env: []string{"XDG_STATE_HOME=" + filepath.Join(base, "state")}, args: []string{"--workdir", filepath.Join(base, "state", "moat", "x")}, mention: []string{"--workdir", "moat's state directory"}, noFile: filepath.Join(base, "state", "moat", "x")},
+		{name: "grant of moat's state directory", env: []string{"XDG_STATE_HOME=" + filepath.Join(base, "state")}, args: []string{"--workdir", filepath.Join(base, "new-c"), "--grant", filepath.Join(base, "state", "moat") + "=r"}, mention: []string{"--grant", "moat's state directory"}, noFile: filepath.Join(base, "new-c")},
 		{name: "control: 32 open files", args: []string{"--open-files", "32"}, sandbox: true, code: -1},
 		{name: "control: audit log beside a read-only grant", args: append([]string{"--workdir", work, "--readable", grantR, "--audit-log", filepath.Join(grantR, "ok.jsonl")}, allowAll...), sandbox: true, code: -1},
 		{name: "control: workdir in the home", env: homeEnv, args: []string{"--workdir", mk("home/u/proj")}, sandbox: true, code: -1},

@@ -3,7 +3,7 @@
 package escape_test
 
 // A link that a sandbox planted in its writable place does not lead a
-// later run's path flag (--readable, --writable, --workdir, and the files
+// later run's path flag (--readable, --writable, --workdir, --allow-socket, moat exec's cwd, and the files
 // moat writes for the caller: --report-json, --audit-log) to a protected
 // or private path: a path that passes through a link in a place moat
 // recorded as writable by an earlier sandbox is refused. The control is
@@ -11,8 +11,10 @@ package escape_test
 // the flag follows the link, as it follows a link the user made.
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -80,6 +82,46 @@ func TestPastPlaceLinkNotFollowed(t *testing.T) {
 				return err == nil
 			}},
 	}
+	// A host socket in the home (an agent's, say), which a grant of it
+	// would let the sandbox reach.
+	sock := filepath.Join(home, "x.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("SOCKET-SECRET\n"))
+			c.Close()
+		}
+	}()
+	doc := filepath.Join(t.TempDir(), "policy.json")
+	writeFile(t, doc, `{"command": ["sh", "-c", "echo PLANTED >> `+filepath.Join(home, "docs", "private.txt")+`"], "cwd": "`+filepath.Join(w, "home", "docs")+`", "filesystem": {"writable": ["."]}}`)
+	wroteDocs := func(result) bool {
+		b, _ := os.ReadFile(filepath.Join(home, "docs", "private.txt"))
+		os.Remove(filepath.Join(home, "docs", "private.txt"))
+		return strings.Contains(string(b), "PLANTED")
+	}
+	cases = append(cases, []struct {
+		name    string
+		args    func(other string) []string
+		through func(r result) bool
+	}{
+		{"--allow-socket through the link reaches a socket in the home",
+			func(other string) []string {
+				return []string{"run", "--workdir", other, "--allow-socket", filepath.Join(w, "home", "x.sock"), "--", "python3", "-c",
+					"import socket; s = socket.socket(socket.AF_UNIX); s.connect(" + strconv.Quote(sock) + "); print(s.recv(100).decode())"}
+			},
+			func(r result) bool { return strings.Contains(r.Stdout, "SOCKET-SECRET") }},
+		{"moat exec's cwd through the link writes in the home",
+			func(string) []string { return []string{"exec", "--policy", doc} },
+			wroteDocs},
+	}...)
 	for _, tc := range cases {
 		attack(t, tc.name, func(t *testing.T, lifted bool) result {
 			st := state
