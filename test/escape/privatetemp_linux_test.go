@@ -11,6 +11,7 @@ package escape_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -424,8 +425,10 @@ func TestPrivateHomeKept(t *testing.T) {
 	if !exists(filepath.Join(kept, ".cache", "escape", "f")) {
 		t.Errorf("the kept home lost the cache")
 	}
-	// The user's real home is refused, by name of the flag.
-	if _, err := moat.New(moat.Config{Home: home(t)}); err == nil || !strings.Contains(err.Error(), "--home") {
-		t.Errorf("Config.Home = the real home: want an error naming --home, got %v", err)
+	// The user's real home is refused, naming the setting: the library
+	// by its Config field, with its id as data for the CLI's flag.
+	var se *moat.SettingError
+	if _, err := moat.New(moat.Config{Home: home(t)}); err == nil || !strings.Contains(err.Error(), "Config.Home") || !errors.As(err, &se) || se.Setting != "home" {
+		t.Errorf("Config.Home = the real home: want a *SettingError for home naming Config.Home, got %v", err)
 	}
 }
