@@ -285,6 +285,9 @@ func (c *Cmd) start() error {
 		return errorf("stdio: %w", err)
 	}
 	files := append(c.io.childFiles(), c.ExtraFiles...)
+	// The disk watch's baseline comes first: a command that writes at
+	// once, on a loaded host, would otherwise write before it is taken.
+	c.armDisk()
 	err = c.launchHelper(cmd, files)
 	if errors.Is(err, errNamespaces) {
 		// The host refused the namespaces after all: the backend has
@@ -296,7 +299,17 @@ func (c *Cmd) start() error {
 	c.io.closeChildEnds()
 	if err != nil {
 		c.io.abort()
+		if c.watchdog != nil {
+			c.watchdog()
+			c.watchdog = nil
+		}
 		return err
+	}
+	c.mu.Lock()
+	killed := c.limit != ""
+	c.mu.Unlock()
+	if killed { // a limit passed while it was launched
+		c.killTree("")
 	}
 	c.io.startCopying()
 	c.armLimits()
@@ -363,15 +376,23 @@ func (c *Cmd) watchContext() {
 	}()
 }
 
-// armLimits starts the wall-clock timer and the disk watchdog.
+// armLimits starts the wall-clock timer.
 func (c *Cmd) armLimits() {
 	lim := c.sb.cfg.Limits
 	if lim.Timeout > 0 {
 		c.timer = time.AfterFunc(lim.Timeout, func() { c.killLimit(limitkill.Timeout(lim.Timeout)) })
 	}
-	pid := 0
-	if c.Process != nil {
-		pid = c.Process.Pid
+}
+
+// armDisk starts the disk watchdog, before the command is launched.
+func (c *Cmd) armDisk() {
+	pid := func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.Process == nil {
+			return 0
+		}
+		return c.Process.Pid
 	}
 	// disk.go: a command that ended over a limit, faster than one poll,
 	// fails with the limit's message (overAtExit).

@@ -14,7 +14,8 @@ import (
 const DefaultBytesPerInode = disklimit.DefaultBytesPerInode
 
 // watchDisk starts the disk watch of limit d for the command whose
-// process is pid, capped when its RLIMIT_FSIZE was lowered to what is
+// process pid returns (0 until it exists: the watch starts before the
+// command, so that its baseline holds nothing the command wrote), capped when its RLIMIT_FSIZE was lowered to what is
 // left (internal/disklimit, internal/diskwatch): kill is called with the
 // limit passed, in bytes or in inodes, on the file systems of every
 // writable place, atExit telling that the last sample, after the command
@@ -23,7 +24,7 @@ const DefaultBytesPerInode = disklimit.DefaultBytesPerInode
 // this bounds many. A place that cannot be measured kills the command
 // (fail closed). It returns a function that stops it, after a last
 // sample.
-func watchDisk(d *disklimit.Limit, pid int, capped bool, kill func(k limitkill.Kill, atExit bool), spent func()) (stop func()) {
+func watchDisk(d *disklimit.Limit, pid func() int, capped bool, kill func(k limitkill.Kill, atExit bool), spent func()) (stop func()) {
 	stop, err := d.Watch(pid, capped, func(e diskwatch.Exceeded) {
 		var k limitkill.Kill
 		switch {

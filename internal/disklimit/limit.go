@@ -155,7 +155,7 @@ func (l *Limit) StartFileSize() int64 {
 // when the limit is all but spent. lowerFileSize says the command started
 // with FileSizeBudget. It returns a function that stops it, after a last
 // sample.
-func (l *Limit) Watch(pid int, lowerFileSize bool, exceeded func(diskwatch.Exceeded), spent func(used int64)) (stop func(), err error) {
+func (l *Limit) Watch(pid func() int, lowerFileSize bool, exceeded func(diskwatch.Exceeded), spent func(used int64)) (stop func(), err error) {
 	l.watches.Add(1)
 	return diskwatch.Watch(l.Roots(), l.bytes, l.inodes, pid, lowerFileSize, exceeded, spent)
 }

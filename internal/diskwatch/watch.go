@@ -52,8 +52,10 @@ const Interval = watchInterval
 // limit. Every root must be measurable: one whose file system cannot be
 // sampled at the start is an error, and later is reported as Unmeasured.
 // While neither limit is passed and lowerFileSize is set, the
-// RLIMIT_FSIZE of process pid is lowered to the bytes left, so a single
-// burst cannot outrun the sampling. The function it returns stops
+// RLIMIT_FSIZE of the process pid returns is lowered to the bytes left, so
+// a single burst cannot outrun the sampling; pid may return 0 (or be nil)
+// before the process exists, so that the baseline is taken before the
+// command can write anything. The function it returns stops
 // watching after one last sample, which reports (from the caller's
 // goroutine) what a command that already ended consumed past the limits.
 //
@@ -64,7 +66,7 @@ const Interval = watchInterval
 // SIGXFSZ, in whichever process of the tree makes them, which no exit
 // status of the command need show (a child in a pipe, a program that
 // ignores SIGXFSZ and exits 1).
-func Watch(roots []string, limit, inodeLimit int64, pid int, lowerFileSize bool, exceeded func(Exceeded), spent func(used int64)) (stop func(), err error) {
+func Watch(roots []string, limit, inodeLimit int64, pid func() int, lowerFileSize bool, exceeded func(Exceeded), spent func(used int64)) (stop func(), err error) {
 	if limit <= 0 && inodeLimit <= 0 {
 		return func() {}, nil
 	}
@@ -98,7 +100,9 @@ func Watch(roots []string, limit, inodeLimit int64, pid int, lowerFileSize bool,
 				// (ext4 gives back preallocations), so what is
 				// measured can fall short of what was written: the
 				// burst is stopped measureSlack early, never late.
-				setFileSizeLimit(pid, max(limit-used-measureSlack, 1))
+				if p := pidOf(pid); p > 0 {
+					setFileSizeLimit(p, max(limit-used-measureSlack, 1))
+				}
 			}
 			return false
 		}
@@ -252,4 +256,12 @@ func countEntries(root string, stop int64) int64 {
 		return nil
 	})
 	return n
+}
+
+// pidOf is what pid returns; 0 for a nil pid.
+func pidOf(pid func() int) int {
+	if pid == nil {
+		return 0
+	}
+	return pid()
 }

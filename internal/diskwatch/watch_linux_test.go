@@ -39,7 +39,7 @@ func TestWatchDiskBurstAtExit(t *testing.T) {
 			}
 			var mu sync.Mutex
 			var got []Exceeded
-			stop, err := Watch([]string{dir}, 0, tc.inodeLimit, 0, false, func(e Exceeded) {
+			stop, err := Watch([]string{dir}, 0, tc.inodeLimit, nil, false, func(e Exceeded) {
 				mu.Lock()
 				got = append(got, e)
 				mu.Unlock()
@@ -81,7 +81,7 @@ func TestWatchDiskBurstAtExit(t *testing.T) {
 	}
 	// A root that cannot be sampled at the start is an error, not a
 	// watch that counts nothing.
-	if _, err := Watch([]string{quietDir(t, root), "/nonexistent/moat-disk-root"}, 1<<20, 0, 0, false, func(Exceeded) {}, nil); err == nil || !strings.Contains(err.Error(), "/nonexistent/moat-disk-root") {
+	if _, err := Watch([]string{quietDir(t, root), "/nonexistent/moat-disk-root"}, 1<<20, 0, nil, false, func(Exceeded) {}, nil); err == nil || !strings.Contains(err.Error(), "/nonexistent/moat-disk-root") {
 		t.Fatalf("Watch with an unmeasurable root = %v, want an error naming it", err)
 	}
 }
@@ -113,7 +113,7 @@ func TestWatchSpent(t *testing.T) {
 				dir := quietDir(t, root)
 				var mu sync.Mutex
 				var spent, passed int
-				stop, err := Watch([]string{dir}, limit, 0, 0, true, func(Exceeded) {
+				stop, err := Watch([]string{dir}, limit, 0, nil, true, func(Exceeded) {
 					mu.Lock()
 					passed++
 					mu.Unlock()
