@@ -35,9 +35,10 @@ func manyDirs(t *testing.T, w string, n, m int) {
 
 // startSlowClose runs moat in w with slowCloseScript and returns once the
 // command has printed DONE (it exits right after: Close begins).
-func startSlowClose(t *testing.T, w string) (*exec.Cmd, *bytes.Buffer, time.Time) {
+func startSlowClose(t *testing.T, w, state string) (*exec.Cmd, *bytes.Buffer, time.Time) {
 	t.Helper()
 	cmd := exec.Command(moatBin, "run", "--workdir", w, "--", "sh", "-c", slowCloseScript)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
 	cmd.WaitDelay = 10 * time.Second // a process left holding stderr fails the test below
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -70,9 +71,14 @@ func TestMoatRunSignalDuringClose(t *testing.T) {
 	requireSandbox(t)
 	w := t.TempDir()
 	manyDirs(t, w, 400, 250)
+	// A state directory of the test's own: any moat that starts sweeps
+	// every dead run's journal in its state directory, and another test's
+	// run would otherwise set the killed run's .envrc aside, and report
+	// it, before this test's next run could.
+	state := t.TempDir()
 	var closeTook time.Duration
 	t.Run("control: Close takes a while", func(t *testing.T) {
-		cmd, stderr, done := startSlowClose(t, w)
+		cmd, stderr, done := startSlowClose(t, w, state)
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("moat: %v\n%s", err, stderr)
 		}
@@ -90,7 +96,7 @@ func TestMoatRunSignalDuringClose(t *testing.T) {
 			if closeTook == 0 {
 				t.Fatal("the control did not run")
 			}
-			cmd, stderr, done := startSlowClose(t, w)
+			cmd, stderr, done := startSlowClose(t, w, state)
 			time.Sleep(closeTook / 10)
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
@@ -112,6 +118,7 @@ func TestMoatRunSignalDuringClose(t *testing.T) {
 			_, leftErr := os.Lstat(filepath.Join(w, ".envrc"))
 			left := leftErr == nil
 			next := exec.Command(moatBin, "run", "--workdir", w, "--", "true")
+			next.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
 			next.WaitDelay = 10 * time.Second
 			out, err := next.CombinedOutput()
 			if err != nil {
