@@ -85,21 +85,7 @@ func TestPastPlaceLinkNotFollowed(t *testing.T) {
 	// A host socket in the home (an agent's, say), which a grant of it
 	// would let the sandbox reach.
 	sock := filepath.Join(home, "x.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("SOCKET-SECRET\n"))
-			c.Close()
-		}
-	}()
+	serveUnixLine(t, sock, "SOCKET-SECRET")
 	doc := filepath.Join(t.TempDir(), "policy.json")
 	writeFile(t, doc, `{"command": ["sh", "-c", "echo PLANTED >> `+filepath.Join(home, "docs", "private.txt")+`"], "cwd": "`+filepath.Join(w, "home", "docs")+`", "filesystem": {"writable": ["."]}}`)
 	wroteDocs := func(result) bool {
@@ -136,4 +122,25 @@ func TestPastPlaceLinkNotFollowed(t *testing.T) {
 			return r
 		}, func(r result) bool { return !strings.Contains(r.Stdout, "REACHED-HOME") })
 	}
+}
+
+// serveUnixLine listens on the Unix socket path until the test ends and
+// answers every connection with line and a newline.
+func serveUnixLine(t *testing.T, path, line string) {
+	t.Helper()
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte(line + "\n"))
+			c.Close()
+		}
+	}()
 }

@@ -105,21 +105,7 @@ func TestPolicyDocAgentSocket(t *testing.T) {
 	need(t, "python3")
 	dir := docCwd(t)
 	sock := filepath.Join(dir, "agent.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("agent\n"))
-			c.Close()
-		}
-	}()
+	serveUnixLine(t, sock, "agent") // pastplace_link_linux_test.go
 	t.Setenv("SSH_AUTH_SOCK", sock)
 	program := fmt.Sprintf(`
 import os, socket
