@@ -2,15 +2,12 @@ package moat
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/moat-sandbox/moat/internal/golden"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // goldenHost is a fixed, synthetic host: what openBackend would have read
 // on a machine that has none of the paths below, so that planPolicy's
@@ -81,18 +78,7 @@ func TestPlanPolicyGolden(t *testing.T) {
 			}
 			got := string(b) + "\n"
 			file := filepath.Join("testdata", "plan", name+".json")
-			if *update {
-				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("plan differs from %s:\n--- got\n%s--- want\n%s", file, got, want)
-			}
+			golden.Check(t, file, got)
 		})
 	}
 }

@@ -222,7 +222,7 @@ func TestImportDirection(t *testing.T) {
 		{"buildmode imports nothing above it", "./internal/buildmode/...", true, true, exactlyRootOrAbove},
 		{"disklimit imports nothing above it", "./internal/disklimit/...", true, true, exactlyRootOrAbove},
 		{"no production code depends on the test helpers", "./...", true, false,
-			under(mod+"/internal/moattest", mod+"/internal/report/jsonv1/schematest")},
+			under(mod+"/internal/moattest", mod+"/internal/report/jsonv1/schematest", mod+"/internal/golden")},
 	}
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		for _, r := range rules {

@@ -2,14 +2,12 @@ package aclplan
 
 import (
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/moat-sandbox/moat/internal/golden"
+)
 
 const (
 	work  = `C:\Users\dev\project`
@@ -61,18 +59,7 @@ func TestPlanGolden(t *testing.T) {
 			}
 			got := p.String()
 			file := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("plan differs from %s:\n--- got\n%s--- want\n%s", file, got, want)
-			}
+			golden.Check(t, file, got)
 		})
 	}
 }

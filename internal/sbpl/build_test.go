@@ -1,15 +1,13 @@
 package sbpl
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden profiles in testdata")
+	"github.com/moat-sandbox/moat/internal/golden"
+)
 
 const (
 	home = "/Users/alice"
@@ -72,18 +70,7 @@ func TestGolden(t *testing.T) {
 			}
 			got := render(p)
 			file := filepath.Join("testdata", name+".sbpl")
-			if *update {
-				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("profile differs from %s (go test -update rewrites it):\n%s", file, got)
-			}
+			golden.Check(t, file, got)
 			if _, err := Parse(p); err != nil {
 				t.Fatal(err)
 			}

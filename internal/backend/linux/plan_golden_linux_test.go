@@ -2,15 +2,12 @@ package linux
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/moat-sandbox/moat/internal/golden"
 	"github.com/moat-sandbox/moat/internal/spec"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // goldenRoot holds every path of the golden policies: it exists on no
 // machine, so the few path checks the plan makes (is a read-only path
@@ -91,18 +88,7 @@ func TestPlanGolden(t *testing.T) {
 				}
 				got := string(b) + "\n"
 				file := filepath.Join("testdata", "plan", name+".json")
-				if *update {
-					if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatalf("%v (run with -update to create it)", err)
-				}
-				if got != string(want) {
-					t.Errorf("plan differs from %s:\n--- got\n%s--- want\n%s", file, got, want)
-				}
+				golden.Check(t, file, got)
 			})
 		}
 	}

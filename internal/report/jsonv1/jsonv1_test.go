@@ -3,8 +3,6 @@ package jsonv1
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,11 +10,10 @@ import (
 
 	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/bytestr"
+	"github.com/moat-sandbox/moat/internal/golden"
 	"github.com/moat-sandbox/moat/internal/report/jsonv1/schematest"
 	"github.com/moat-sandbox/moat/internal/settings"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // sampleReport is a small Report, the same in every golden file.
 func sampleReport() moat.Report {
@@ -71,18 +68,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", name+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test -update writes it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("Marshal differs from %s:\n%s", path, got)
-			}
+			golden.Check(t, path, string(got))
 			if err := schematest.Validate(got); err != nil {
 				t.Errorf("%s does not conform to the schema: %v", path, err)
 			}
