@@ -209,6 +209,13 @@ func (r *Result) checkPython() error {
 // system site-packages on unless set off (heel's default), python3, the
 // auto backend, and a cached venv when no path is given.
 func (p Python) VenvConfig() (moat.VenvConfig, error) {
+	if p.Venv != "" {
+		// The venv is built and written where the path leads: never
+		// through a link an earlier run's sandbox could have planted.
+		if err := plantedLinkError("venv", p.Venv); err != nil {
+			return moat.VenvConfig{}, err
+		}
+	}
 	v := moat.VenvConfig{
 		Path:               p.Venv,
 		Packages:           p.Packages,

@@ -117,6 +117,9 @@ func (r Result) Resolve(checks ...func(moat.Config) error) (Resolved, error) {
 	}
 	cfg.Sockets = sockets
 	if r.Home != "" {
+		if err := plantedLinkError(r.Describe("home"), r.Home); err != nil {
+			return Resolved{}, err
+		}
 		if err := moat.CheckHome(r.Home); err != nil {
 			msg := err.Error()
 			if at := r.Describe("home"); at != "--home" {

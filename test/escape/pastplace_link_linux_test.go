@@ -3,7 +3,7 @@
 package escape_test
 
 // A link that a sandbox planted in its writable place does not lead a
-// later run's path flag (--readable, --writable, --workdir, --allow-socket, moat exec's cwd, and the files
+// later run's path flag (--readable, --writable, --workdir, --home, --venv, --allow-socket, moat exec's cwd, and the files
 // moat writes for the caller: --report-json, --audit-log) to a protected
 // or private path: a path that passes through a link in a place moat
 // recorded as writable by an earlier sandbox is refused. The control is
@@ -107,6 +107,20 @@ func TestPastPlaceLinkNotFollowed(t *testing.T) {
 		{"moat exec's cwd through the link writes in the home",
 			func(string) []string { return []string{"exec", "--policy", doc} },
 			wroteDocs},
+		{"--home through the link writes in the home",
+			func(other string) []string {
+				return []string{"run", "--workdir", other, "--home", filepath.Join(w, "home", "docs"), "--", "sh", "-c", "echo PLANTED >> \"$HOME/private.txt\""}
+			},
+			wroteDocs},
+		{"--venv through the link builds in the home",
+			func(string) []string {
+				return []string{"python", "--venv", filepath.Join(w, "home", "docs", "venv"), "-c", "print(1)"}
+			},
+			func(result) bool {
+				_, err := os.Stat(filepath.Join(home, "docs", "venv"))
+				os.RemoveAll(filepath.Join(home, "docs", "venv"))
+				return err == nil
+			}},
 	}...)
 	for _, tc := range cases {
 		attack(t, tc.name, func(t *testing.T, lifted bool) result {
