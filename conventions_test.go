@@ -187,7 +187,7 @@ func TestImportDirection(t *testing.T) {
 		{"session never reaches the CLI", "./internal/session/...", true, true,
 			under(mod+"/internal/cli", mod+"/cmd", "github.com/spf13")},
 		{"session does not import the quarantine", "./internal/session/...", false, true,
-			under(mod+"/internal/quarantine")},
+			under(mod + "/internal/quarantine")},
 		{"policy does not depend on the CLI", "./policy/...", true, false, under(mod+"/internal/cli", mod+"/cmd")},
 		{"policy reaches no backend past moat", "./policy/...", false, true,
 			under(mod+"/internal/backend", mod+"/internal/cgroup", "github.com/spf13")},
