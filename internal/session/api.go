@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/report/jsonv1"
 	"github.com/moat-sandbox/moat/policy"
 )
@@ -83,12 +82,10 @@ type Options struct {
 	OutputCap int
 	// Log receives one line per session event; nil discards.
 	Log io.Writer
-	// Prepare, when set, adjusts the Config of every sandbox made for a
-	// session (warm ones too) just before moat.New: the server adds what
-	// only it knows, such as its own TCP port to deny. It may only
-	// restrict; an error fails the Create as CodeInternal. Nil changes
-	// nothing.
-	Prepare func(cfg *moat.Config) error
+	// DenyTCPPorts are the host's TCP ports that no session's command may
+	// connect to (the server's own listener): they go to each session's
+	// moat.Config.DenyTCPConnect. Nil denies none.
+	DenyTCPPorts []uint16
 }
 
 // CreateRequest asks for a session.
