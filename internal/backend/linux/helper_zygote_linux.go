@@ -42,7 +42,8 @@ type zygoteProc struct {
 	mu       sync.Mutex
 	started  []int // process groups of the commands, for cleanup without a PID namespace
 	cleaning sync.Once
-	guard    *sockGuard // the socket guard, when the spec asks for it
+	guard    *sockGuard   // the socket guard, when the spec asks for it
+	gate     *commandGate // wakes the memory watch for each command, or nil without one
 }
 
 // zygoteMain is the zygote role.
@@ -227,6 +228,7 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 			return fmt.Errorf("open /proc: %w", err)
 		}
 	}
+	quiet, cpus := !ticklessCPUs(), possibleCPUs() // the host's /sys, before the pivot
 	initCh := -1
 	err = setupMounts(s, func() error {
 		var err error
@@ -247,8 +249,9 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		z.guard.notify = initCh
 	}
 	if s.MemoryBytes > 0 {
+		z.gate = newCommandGate()
 		w := &memoryWatch{limit: s.MemoryBytes, ownTCP4: ownTCP4, ipcFD: z.ipcFD, initCh: initCh, proc: hostProc,
-			nice: s.Nice, ioprio: s.IOPriority, guard: z.guard}
+			nice: s.Nice, ioprio: s.IOPriority, guard: z.guard, gate: z.gate, quiet: quiet, cpus: cpus}
 		w.openShm("/dev/shm")
 		go w.run() // helper_memwatch_linux.go
 	}
@@ -293,6 +296,9 @@ func (z *zygoteProc) serve() int {
 func (z *zygoteProc) runCommand(cmd *commandSpec, files []int) reply {
 	if len(files) != cmd.Files || len(files) < 3 {
 		return reply{Error: fmt.Sprintf("command came with %d descriptors, want %d (at least 3)", len(files), cmd.Files), Code: 125}
+	}
+	if z.gate != nil {
+		z.gate.commandStarting() // before the fork: the memory watch may sleep
 	}
 	done := make(chan reply)
 	go func() {
