@@ -29,6 +29,7 @@ import (
 type zygoteProc struct {
 	spec     helperSpec
 	rules    *ruleset
+	portDeny *ruleset // the layer that denies TCP connect to given ports, or nil
 	plan     []llRule // the Landlock rules, planned once
 	proxyFD  int      // the proxy's listener in the network namespace, or -1
 	dnsFD    int      // the DNS stub's listener in the network namespace, or -1
@@ -137,6 +138,9 @@ func (z *zygoteProc) build(fds []int) error {
 		return err
 	}
 	z.rules = rules
+	if z.portDeny, err = buildPortDeny(s); err != nil { // helper_portdeny_linux.go
+		return err
+	}
 	if s.SuperviseSockets && z.guard == nil {
 		return fmt.Errorf("socket guard: needs the sandbox's namespaces")
 	}
@@ -318,16 +322,6 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 	t := newTracer(cmd.TraceStart)
 	t.mark("command received")
 	fail := func(err error) reply { return reply{Error: err.Error(), Code: 125} }
-	if z.pidnsFD >= 0 {
-		if err := unix.Setns(z.pidnsFD, unix.CLONE_NEWPID); err != nil {
-			return fail(fmt.Errorf("join pid namespace: %w", err))
-		}
-	}
-	if z.ipcFD >= 0 {
-		if err := unix.Setns(z.ipcFD, unix.CLONE_NEWIPC); err != nil {
-			return fail(fmt.Errorf("join ipc namespace: %w", err))
-		}
-	}
 	rules := z.rules
 	if terminals := terminalFDs(files[:3]); len(terminals) > 0 {
 		// The command's own terminal needs a rule of its own, in a
@@ -344,19 +338,7 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 		}
 		rules = rs
 	}
-	if err := z.hideProc(); err != nil { // helper_fspolicy_linux.go
-		return fail(err)
-	}
-	if err := applyPriority(z.spec.Nice, z.spec.IOPriority); err != nil {
-		return fail(err)
-	}
-	if err := dropCapabilities(); err != nil {
-		return fail(err)
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fail(fmt.Errorf("no_new_privs: %w", err))
-	}
-	if err := rules.restrictThread(); err != nil {
+	if err := z.restrictThread(rules); err != nil {
 		return fail(err)
 	}
 	cpath, err := unix.BytePtrFromString(cmd.Path)
@@ -384,6 +366,49 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 		return fail(err)
 	}
 	t.mark("restrict thread")
+	return z.spawn(cmd, files, cpath, t)
+}
+
+// restrictThread puts the calling thread in the sandbox's PID and IPC
+// namespaces and under every restriction but the seccomp filter: rules
+// (the filesystem's) and the port deny layer, no capabilities,
+// no_new_privs, the sandbox's priority.
+func (z *zygoteProc) restrictThread(rules *ruleset) error {
+	if z.pidnsFD >= 0 {
+		if err := unix.Setns(z.pidnsFD, unix.CLONE_NEWPID); err != nil {
+			return fmt.Errorf("join pid namespace: %w", err)
+		}
+	}
+	if z.ipcFD >= 0 {
+		if err := unix.Setns(z.ipcFD, unix.CLONE_NEWIPC); err != nil {
+			return fmt.Errorf("join ipc namespace: %w", err)
+		}
+	}
+	if err := z.hideProc(); err != nil { // helper_fspolicy_linux.go
+		return err
+	}
+	if err := applyPriority(z.spec.Nice, z.spec.IOPriority); err != nil {
+		return err
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := rules.restrictThread(); err != nil {
+		return err
+	}
+	if z.portDeny != nil {
+		if err := z.portDeny.restrictThread(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spawn forks and execs the command from the calling, restricted thread.
+func (z *zygoteProc) spawn(cmd *commandSpec, files []int, cpath *byte, t *tracer) reply {
 	pid, err := forkExecLimited(&execStart{ // helper_exec_linux.go
 		path: cmd.Path, cpath: cpath, argv: cmd.Args, env: cmd.Env, dir: cmd.Dir, files: files,
 		setsid: true, ctty: cmd.Pty, limits: z.limits,
