@@ -29,10 +29,11 @@ import (
 type zygoteProc struct {
 	spec     helperSpec
 	rules    *ruleset
-	portDeny *ruleset // the layer that denies TCP connect to given ports, or nil
-	plan     []llRule // the Landlock rules, planned once
-	proxyFD  int      // the proxy's listener in the network namespace, or -1
-	dnsFD    int      // the DNS stub's listener in the network namespace, or -1
+	portDeny *ruleset         // the layer that denies TCP connect to given ports, or nil
+	steady   chan<- steadyJob // the thread that forks commands under portDeny, or nil
+	plan     []llRule         // the Landlock rules, planned once
+	proxyFD  int              // the proxy's listener in the network namespace, or -1
+	dnsFD    int              // the DNS stub's listener in the network namespace, or -1
 	filter   []unix.SockFilter
 	pidnsFD  int      // the sandbox's PID namespace, or -1 without namespaces
 	initPid  int      // the sandbox's init, our child, reaped before we exit; 0 without one
@@ -160,6 +161,9 @@ func (z *zygoteProc) build(fds []int) error {
 		return err
 	}
 	z.limits = append([]rlimit{{Resource: unix.RLIMIT_CORE, Value: 0}}, s.Rlimits...)
+	if z.portDeny != nil && z.guard == nil && !s.HideProc {
+		z.steady = z.startSteady() // helper_portdeny_linux.go
+	}
 	return applyRlimits(nil) // the zygote's own core limit: 0
 }
 
@@ -305,10 +309,14 @@ func (z *zygoteProc) runCommand(cmd *commandSpec, files []int) reply {
 		z.gate.commandStarting() // before the fork: the memory watch may sleep
 	}
 	done := make(chan reply)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
-		done <- z.forkCommand(cmd, files)
-	}()
+	if z.steadyFits(files) {
+		z.steady <- steadyJob{cmd: cmd, files: files, done: done} // helper_portdeny_linux.go
+	} else {
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+			done <- z.forkCommand(cmd, files)
+		}()
+	}
 	r := <-done
 	if r.Pid > 0 && z.pidnsFD < 0 {
 		z.mu.Lock()
