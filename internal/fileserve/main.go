@@ -10,7 +10,7 @@ import (
 )
 
 // Main runs the file server on stdin and stdout and exits; the host's
-// config is argv[1]. It is called from internal/reexec's init when [Env]
+// config is argv[2] (argv[1] labels the process). It is called from internal/reexec's init when [Env]
 // is set, so it runs before the program's main and never returns.
 func Main() {
 	os.Unsetenv(Env)
@@ -19,12 +19,12 @@ func Main() {
 
 // serve answers requests until stdin ends (0) or breaks the protocol (2).
 func serve() int {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "fileserve: no config")
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "fileserve: want a label and the config")
 		return 2
 	}
 	var cfg Config
-	if err := Strict([]byte(os.Args[1]), &cfg); err != nil {
+	if err := Strict([]byte(os.Args[2]), &cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "fileserve: config: %v\n", err)
 		return 2
 	}

@@ -21,7 +21,7 @@ const ListBudget = 8 << 20
 const MaxPath = 4096
 
 // Config is what the host gives the server at its start, as JSON in
-// argv[1]. The zero value serves nothing.
+// argv[2]. The zero value serves nothing.
 type Config struct {
 	// WorkDir is the working directory, as the sandbox sees it: relative
 	// paths are relative to it.
