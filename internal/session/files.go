@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/moat-sandbox/moat"
@@ -57,7 +58,8 @@ type Files struct {
 	srv     *fileServer // nil when none runs
 	args    []string    // the server's arguments; nil means its config (tests replace it)
 	nextID  uint64
-	closed  bool
+	cur     atomic.Pointer[fileServer] // srv, for Close to stop a call in flight
+	closed  atomic.Bool
 }
 
 // StartFiles starts the file API of sb over places: the working directory
@@ -171,12 +173,15 @@ func (f *Files) Stat(path string) (FileInfo, error) {
 	return fileInfo(*rep.Info), nil
 }
 
-// Close stops the file server; later calls return CodeClosed. It is
-// idempotent.
+// Close stops the file server, at once even during a call, which then
+// fails; later calls return CodeClosed. It is idempotent.
 func (f *Files) Close() error {
+	f.closed.Store(true)
+	if s := f.cur.Load(); s != nil {
+		s.cancel() // kills it; the call in flight reads the end
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.closed = true
 	f.stop()
 	return nil
 }

@@ -66,3 +66,41 @@ func TestFilesHostileServer(t *testing.T) {
 		})
 	}
 }
+
+// TestFilesCloseDuringCall: Close stops a call in flight at once.
+func TestFilesCloseDuringCall(t *testing.T) {
+	sb, f := newFilesSandbox(t, moat.Config{}, nil)
+	f.mu.Lock()
+	f.stop()
+	f.exe, f.args = "/bin/sh", []string{"-c", "sleep 30"}
+	f.mu.Unlock()
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := f.Read(sb.WorkDir()+"/a", 0)
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	f.Close()
+	if err := <-done; codeOf(err) != CodeClosed {
+		t.Errorf("the call in flight: %v; want %s", err, CodeClosed)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Close took %v", d)
+	}
+}
+
+// TestFilesFileSizeLimit: the sandbox's file-size limit holds for the
+// file API, which writes inside it, and answers too_large.
+func TestFilesFileSizeLimit(t *testing.T) {
+	_, f := newFilesSandbox(t, moat.Config{Limits: moat.Limits{FileSizeBytes: 1 << 20}}, nil)
+	if _, err := f.Write("big", make([]byte, 2<<20), 0); codeOf(err) != CodeTooLarge {
+		t.Errorf("a write past the file-size limit: %v; want %s", err, CodeTooLarge)
+	}
+	if _, err := f.Write("small", make([]byte, 1<<19), 0); err != nil {
+		t.Errorf("a write within it: %v", err)
+	}
+	if entries, _, err := f.List(""); err != nil || len(entries) != 1 {
+		t.Errorf("the directory after: %+v %v (a temporary file left?)", entries, err)
+	}
+}

@@ -23,6 +23,7 @@ type fileServer struct {
 	out    *os.File           // its stdout
 	stderr *tailBuffer
 	done   chan struct{} // closed when it was waited for
+	waited error         // Wait's error, once done is closed
 }
 
 // start starts a file server; f.mu is held.
@@ -60,10 +61,11 @@ func (f *Files) start() error {
 		return errorf(CodeInternal, "file API: the file server did not start in the sandbox: %v", err)
 	}
 	go func() {
-		cmd.Wait()
+		s.waited = cmd.Wait()
 		close(s.done)
 	}()
 	f.srv = s
+	f.cur.Store(s)
 	return nil
 }
 
@@ -75,6 +77,7 @@ func (f *Files) stop() {
 		return
 	}
 	f.srv = nil
+	f.cur.Store(nil)
 	s.in.Close()
 	s.cancel()
 	select {
@@ -92,13 +95,16 @@ var errServerGone = errors.New("the file server ended")
 func (f *Files) call(req fileserve.Request) (fileserve.Reply, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
-		return fileserve.Reply{}, errorf(CodeClosed, "the session's file API is closed")
+	if f.closed.Load() {
+		return fileserve.Reply{}, errClosedFiles()
 	}
 	if len(req.Path) > fileserve.MaxPath {
 		return fileserve.Reply{}, errorf(CodeBadRequest, "a path of %d bytes is longer than %d", len(req.Path), fileserve.MaxPath)
 	}
 	for try := 0; ; try++ {
+		if f.closed.Load() {
+			return fileserve.Reply{}, errClosedFiles()
+		}
 		if f.srv == nil {
 			if err := f.start(); err != nil {
 				return fileserve.Reply{}, err
@@ -113,9 +119,15 @@ func (f *Files) call(req fileserve.Request) (fileserve.Reply, error) {
 			}
 			return rep, nil
 		}
-		tail := f.srv.stderr.String()
+		srv := f.srv
 		f.stop()
+		tail := srv.stderr.String()
+		var limit interface{ Limit() string }
 		switch {
+		case f.closed.Load():
+			return fileserve.Reply{}, errClosedFiles()
+		case errors.Is(err, errServerGone) && closedAndLimit(srv, &limit):
+			return fileserve.Reply{}, errorf(CodeTooLarge, "%q: the sandbox's limit ended the file server: %s", req.Path, limit.Limit())
 		case errors.Is(err, errServerGone) && try == 0:
 			continue
 		case errors.Is(err, os.ErrDeadlineExceeded):
@@ -123,6 +135,20 @@ func (f *Files) call(req fileserve.Request) (fileserve.Reply, error) {
 		}
 		return fileserve.Reply{}, errorf(CodeInternal, "%q: the file server failed: %v (its last words: %q)", req.Path, err, tail)
 	}
+}
+
+// errClosedFiles is any call after Close.
+func errClosedFiles() *Error { return errorf(CodeClosed, "the session's file API is closed") }
+
+// closedAndLimit reports whether srv was waited for and a limit of the
+// sandbox (disk, file size, memory, CPU) ended it, and which.
+func closedAndLimit(srv *fileServer, limit *interface{ Limit() string }) bool {
+	select {
+	case <-srv.done:
+	default:
+		return false
+	}
+	return errors.As(srv.waited, limit) && (*limit).Limit() != ""
 }
 
 // exchange writes req and reads its reply, within the call's deadline.
