@@ -24,6 +24,7 @@ type fileServer struct {
 	stderr *tailBuffer
 	done   chan struct{} // closed when it was waited for
 	waited error         // Wait's error, once done is closed
+	timer  *time.Timer   // replaces it at Files.recycle; nil without
 }
 
 // start starts a file server; f.mu is held.
@@ -66,7 +67,27 @@ func (f *Files) start() error {
 	}()
 	f.srv = s
 	f.cur.Store(s)
+	if f.recycle > 0 {
+		s.timer = time.AfterFunc(f.recycle, func() { f.retire(s) })
+	}
 	return nil
+}
+
+// retire ends server s, if it still serves, the way it ends when the
+// host is done: its stdin closed, so it exits 0 and no limit ends it;
+// the next call starts another.
+func (f *Files) retire(s *fileServer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.srv != s {
+		return
+	}
+	s.in.Close()
+	select {
+	case <-s.done:
+	case <-time.After(2 * time.Second):
+	}
+	f.stop()
 }
 
 // stop kills the file server, if one runs, and waits for it; f.mu is
@@ -78,6 +99,9 @@ func (f *Files) stop() {
 	}
 	f.srv = nil
 	f.cur.Store(nil)
+	if s.timer != nil {
+		s.timer.Stop()
+	}
 	s.in.Close()
 	s.cancel()
 	select {
@@ -141,14 +165,23 @@ func (f *Files) call(req fileserve.Request) (fileserve.Reply, error) {
 func errClosedFiles() *Error { return errorf(CodeClosed, "the session's file API is closed") }
 
 // closedAndLimit reports whether srv was waited for and a limit of the
-// sandbox (disk, file size, memory, CPU) ended it, and which.
+// sandbox that a call's size can pass (disk, file size, memory) ended it,
+// and which. A timeout or CPU limit reached over the server's life is not
+// the call's doing: the server is restarted instead.
 func closedAndLimit(srv *fileServer, limit *interface{ Limit() string }) bool {
 	select {
 	case <-srv.done:
 	default:
 		return false
 	}
-	return errors.As(srv.waited, limit) && (*limit).Limit() != ""
+	if !errors.As(srv.waited, limit) {
+		return false
+	}
+	switch (*limit).Limit() {
+	case "disk", "disk-inodes", "file-size", "memory":
+		return true
+	}
+	return false
 }
 
 // exchange writes req and reads its reply, within the call's deadline.
