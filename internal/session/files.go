@@ -40,7 +40,8 @@ type FileLimits struct {
 	// command of it, the file server too: the server is then replaced,
 	// idle, at half of it (and each call's deadline is at most a quarter),
 	// so that the limit never ends it and records no refusal. 0 means the
-	// sandbox has none.
+	// sandbox has none. (A server idle for a few seconds is retired
+	// anyway, and the next call starts another.)
 	CommandTimeout time.Duration
 }
 
@@ -53,8 +54,9 @@ const (
 )
 
 // Files is the file API of one session: a file server inside its sandbox,
-// started by [StartFiles], restarted when it dies or breaks the protocol.
-// Calls are serialised. The zero value is unusable.
+// started by [StartFiles], retired when idle for a few seconds, started
+// again by the next call, and restarted when it dies or breaks the
+// protocol. Calls are serialised. The zero value is unusable.
 type Files struct {
 	mu      sync.Mutex
 	sb      *moat.Sandbox
@@ -62,6 +64,7 @@ type Files struct {
 	cfg     fileserve.Config
 	timeout time.Duration // a call's deadline
 	recycle time.Duration // a server's age at which it is replaced; 0 means never
+	idle    time.Duration // how long a server waits for a call before it is retired
 	srv     *fileServer   // nil when none runs
 	args    []string      // the server's arguments; nil means its config (tests replace it)
 	nextID  uint64
@@ -92,7 +95,7 @@ func StartFiles(sb *moat.Sandbox, places []Place, lim FileLimits) (*Files, error
 	if err := checkServerBinary(exe, served); err != nil {
 		return nil, internalError("file API", err)
 	}
-	f := &Files{sb: sb, exe: exe, timeout: fileCallTimeout, recycle: lim.CommandTimeout / 2, cfg: fileserve.Config{
+	f := &Files{sb: sb, exe: exe, timeout: fileCallTimeout, idle: fileServerIdle, recycle: lim.CommandTimeout / 2, cfg: fileserve.Config{
 		WorkDir: sb.WorkDir(), Places: served,
 		MaxFileBytes: orDefault(lim.MaxFileBytes, DefaultMaxFileBytes),
 		MaxReadBytes: orDefault(lim.MaxReadBytes, DefaultMaxReadBytes),

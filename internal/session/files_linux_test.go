@@ -224,3 +224,29 @@ func TestFilesOutliveCommandTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesRetireIdle: a server idle past its wait is retired (it exits
+// 0, no refusal), and the next call starts another.
+func TestFilesRetireIdle(t *testing.T) {
+	sb, f := newFilesSandbox(t, moat.Config{}, nil)
+	f.mu.Lock()
+	f.idle = 200 * time.Millisecond
+	f.stop() // the next call starts one that waits f.idle
+	f.mu.Unlock()
+	if _, err := f.Write("a", []byte("1"), 0); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	f.mu.Lock()
+	retired := f.srv == nil
+	f.mu.Unlock()
+	if !retired {
+		t.Errorf("the server still runs after a second idle")
+	}
+	if data, _, err := f.Read("a", 0); err != nil || string(data) != "1" {
+		t.Errorf("the call after: %q %v", data, err)
+	}
+	if r := sb.Refusals(); len(r) != 0 {
+		t.Errorf("refusals: %v", r)
+	}
+}
