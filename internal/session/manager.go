@@ -131,6 +131,10 @@ func build(p Policy, r policy.Result, denyPorts []uint16) (*warm, error) {
 			res.Config.DenyTCPConnect = append(res.Config.DenyTCPConnect, port)
 		}
 	}
+	if err := GrantSelf(&res.Config); err != nil { // files_binary.go: the file server
+		res.Close()
+		return nil, &buildError{err: fmt.Errorf("policy %q: %w", p.Name, err)}
+	}
 	sb, err := moat.New(res.Config)
 	if err != nil {
 		res.Close()
