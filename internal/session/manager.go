@@ -43,6 +43,7 @@ type Manager struct {
 	closed   bool
 	quit     chan struct{}
 	reaped   chan struct{}
+	reaping  sync.WaitGroup // the reaper's Closes in progress
 }
 
 // served is one policy a Manager serves, with its warm pool.
@@ -366,6 +367,7 @@ func (m *Manager) Shutdown() {
 	m.mu.Unlock()
 	close(m.quit)
 	<-m.reaped
+	m.reaping.Wait()
 	var wg sync.WaitGroup
 	for _, s := range ss {
 		wg.Add(1)

@@ -21,7 +21,9 @@ func (m *Manager) reap() {
 			return
 		case now := <-t.C:
 			for _, s := range m.expired(now) {
+				m.reaping.Add(1)
 				go func() {
+					defer m.reaping.Done()
 					m.logf("session %s: closed: %s", s.id, s.expiry(now))
 					_, _ = s.Close()
 				}()
