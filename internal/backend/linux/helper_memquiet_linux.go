@@ -324,9 +324,12 @@ func rawThreadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// commandGate lets the watch sleep while the sandbox has no process: the
-// zygote calls commandStarting before each fork, the watch reads started
-// before a sample and parks only if it did not move.
+// commandGate tells the watch of each command: the zygote calls
+// commandStarting before each fork, which wakes a watch asleep for want
+// of processes (it reads started before a sample, and sleeps only if it
+// did not move; a wake-up stays in wake until it sleeps), and again once
+// the fork is done, so that a quiet tick whose last full sample read the
+// count before the process existed takes a full sample, which sees it.
 type commandGate struct {
 	started atomic.Uint64
 	wake    chan struct{}
@@ -334,7 +337,8 @@ type commandGate struct {
 
 func newCommandGate() *commandGate { return &commandGate{wake: make(chan struct{}, 1)} }
 
-// commandStarting is called by the zygote before it forks a command.
+// commandStarting is called by the zygote before it forks a command and
+// again after.
 func (g *commandGate) commandStarting() {
 	g.started.Add(1)
 	select {

@@ -318,6 +318,12 @@ func (z *zygoteProc) runCommand(cmd *commandSpec, files []int) reply {
 		}()
 	}
 	r := <-done
+	if z.gate != nil {
+		// Again once the process exists: a quiet tick that read the
+		// count before this saw a snapshot without it, and must not
+		// skip the next full sample (helper_memquiet_linux.go).
+		z.gate.commandStarting()
+	}
 	if r.Pid > 0 && z.pidnsFD < 0 {
 		z.mu.Lock()
 		z.started = append(z.started, r.Pid)
