@@ -454,13 +454,24 @@ func parseSockstat(b []byte, ownTCP4 int) (sockSig, bool) {
 	return sig, true
 }
 
-// sockets reads the sockSig of the calling thread's network namespace
-// (the sandbox's) through the host's /proc, with raw system calls (see
-// schedstatAt).
+// sockets reads the sockSig of the sandbox's network namespace from its
+// sockstat files, opened once through the host's /proc by the first call
+// (a /proc/net file keeps the namespace of the thread that opened it,
+// and every thread of the zygote is in the sandbox's) and then read again
+// from their start with raw system calls (see schedstatAt).
 func (w *memoryWatch) sockets(buf []byte) (sockSig, bool) {
+	if w.sockstat[0] == 0 {
+		for i, name := range []string{"thread-self/net/sockstat", "thread-self/net/sockstat6"} {
+			fd, err := unix.Openat(w.proc, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return sockSig{}, false
+			}
+			w.sockstat[i] = fd
+		}
+	}
 	n := 0
-	for _, name := range []string{"thread-self/net/sockstat", "thread-self/net/sockstat6"} {
-		m, ok := rawReadFile(w.proc, name, buf[n:])
+	for _, fd := range w.sockstat {
+		m, ok := rawPread(fd, buf[n:])
 		if !ok || n+m >= len(buf) {
 			return sockSig{}, false
 		}
@@ -469,21 +480,12 @@ func (w *memoryWatch) sockets(buf []byte) (sockSig, bool) {
 	return parseSockstat(buf[:n], w.ownTCP4)
 }
 
-// rawReadFile reads the start of the file at path under dir into b with
-// raw system calls.
-func rawReadFile(dir int, path string, b []byte) (int, bool) {
-	p, err := unix.BytePtrFromString(path)
-	if err != nil || len(b) == 0 {
-		return 0, false
-	}
-	fd, _, e := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(dir), uintptr(unsafe.Pointer(p)), unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
-	if e != 0 {
-		return 0, false
-	}
-	defer unix.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
+// rawPread reads the file open at fd from its start into b, with raw
+// system calls.
+func rawPread(fd int, b []byte) (int, bool) {
 	n := 0
 	for n < len(b) {
-		r, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&b[n])), uintptr(len(b)-n))
+		r, _, e := unix.RawSyscall6(unix.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(&b[n])), uintptr(len(b)-n), uintptr(n), 0, 0)
 		if e == unix.EINTR {
 			continue
 		}
