@@ -383,9 +383,10 @@ type sockSig struct {
 var sockstatLabels = [8]string{"TCP:", "UDP:", "UDPLITE:", "RAW:", "TCP6:", "UDP6:", "UDPLITE6:", "RAW6:"}
 
 // parseSockstat reads sockstat followed by sockstat6 (b) into a sockSig;
-// ownTCP4 of the IPv4 TCP sockets are moat's listeners. false when a
-// line or number it needs is missing.
-func parseSockstat(b []byte, ownTCP4 int) (sockSig, bool) {
+// ownTCP4 of the IPv4 TCP sockets are moat's listeners; v6 says whether
+// sockstat6 is there (a kernel without IPv6 has none). false when a line
+// or number it needs is missing.
+func parseSockstat(b []byte, ownTCP4 int, v6 bool) (sockSig, bool) {
 	var sig sockSig
 	found := 0
 	var tcpMem, udpMem int64 = -1, -1
@@ -441,7 +442,11 @@ func parseSockstat(b []byte, ownTCP4 int) (sockSig, bool) {
 			}
 		}
 	}
-	if found != 1<<len(sockstatLabels)-1 || frags != 2 {
+	want, wantFrags := 1<<len(sockstatLabels)-1, 2
+	if !v6 {
+		want, wantFrags = 1<<4-1, 1
+	}
+	if found != want || frags != wantFrags {
 		return sig, false
 	}
 	sig.tcpMem, sig.udpMem = -1, -1
@@ -460,24 +465,33 @@ func parseSockstat(b []byte, ownTCP4 int) (sockSig, bool) {
 // and every thread of the zygote is in the sandbox's) and then read again
 // from their start with raw system calls (see schedstatAt).
 func (w *memoryWatch) sockets(buf []byte) (sockSig, bool) {
-	if w.sockstat[0] == 0 {
-		for i, name := range []string{"thread-self/net/sockstat", "thread-self/net/sockstat6"} {
-			fd, err := unix.Openat(w.proc, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				return sockSig{}, false
-			}
-			w.sockstat[i] = fd
+	if !w.sockstatOpen {
+		v4, err := unix.Openat(w.proc, "thread-self/net/sockstat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return sockSig{}, false
 		}
+		v6, err := unix.Openat(w.proc, "thread-self/net/sockstat6", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil && err != unix.ENOENT {
+			unix.Close(v4)
+			return sockSig{}, false
+		}
+		if err != nil {
+			v6 = -1 // no IPv6 in this kernel
+		}
+		w.sockstat, w.sockstatOpen = [2]int{v4, v6}, true
 	}
 	n := 0
 	for _, fd := range w.sockstat {
+		if fd < 0 {
+			continue
+		}
 		m, ok := rawPread(fd, buf[n:])
 		if !ok || n+m >= len(buf) {
 			return sockSig{}, false
 		}
 		n += m
 	}
-	return parseSockstat(buf[:n], w.ownTCP4)
+	return parseSockstat(buf[:n], w.ownTCP4, w.sockstat[1] >= 0)
 }
 
 // rawPread reads the file open at fd from its start into b, with raw
