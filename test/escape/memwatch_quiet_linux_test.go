@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/moat-sandbox/moat"
 )
@@ -50,7 +51,7 @@ func killedAt(r result) int64 {
 // allocation at the limit, as fast as it did when it sampled every 50 ms:
 // a process that allocates 1 GiB of shared memory at once, and one that
 // does so after 3 s of doing nothing (while the watch skipped its full
-// samples), is killed under 256 MiB, and the memory counted at the kill
+// samples), and a new command that does so beside a sleeping one, is killed under 256 MiB, and the memory counted at the kill
 // passes the limit by less than the limit itself (the
 // reason rounds down to whole MiB). Control: under 2 GiB
 // both allocate.
@@ -58,10 +59,27 @@ func TestMemoryWatchQuietThenSudden(t *testing.T) {
 	t.Parallel()
 	need(t, "python3")
 	const limit = 256 << 20
-	for _, idle := range []int{0, 3} {
-		t.Run(fmt.Sprintf("idle %ds", idle), func(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		idle       int
+		background bool // a sleeping command runs beside: the watch ticks quietly when the probe starts
+	}{
+		{"at once", 0, false},
+		{"after 3s idle", 3, false},
+		{"new command beside a quiet one", 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			idle := tc.idle
 			sb := newSandbox(t, moat.Config{Limits: moat.Limits{MemoryBytes: limit}})
+			if tc.background {
+				bg := sb.Command("sleep", "60")
+				if err := bg.Start(); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = bg.Process.Kill(); _ = bg.Wait() })
+				time.Sleep(time.Second)
+			}
 			r := python(t, sb, fmt.Sprintf(suddenMemoryProbe, idle))
 			if strings.Contains(r.Stdout, "ALLOCATED") || r.Err == nil {
 				t.Fatalf("1 GiB allocated after %d s idle under a 256 MiB limit: %s", idle, r)

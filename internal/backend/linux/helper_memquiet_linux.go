@@ -324,9 +324,12 @@ func rawThreadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// commandGate lets the watch sleep while the sandbox has no process: the
-// zygote calls commandStarting before each fork, the watch reads started
-// before a sample and parks only if it did not move.
+// commandGate tells the watch of each command: the zygote calls
+// commandStarting before each fork, which wakes a watch asleep for want
+// of processes (it reads started before a sample, and sleeps only if it
+// did not move; a wake-up stays in wake until it sleeps), and again once
+// the fork is done, so that a quiet tick whose last full sample read the
+// count before the process existed takes a full sample, which sees it.
 type commandGate struct {
 	started atomic.Uint64
 	wake    chan struct{}
@@ -334,7 +337,8 @@ type commandGate struct {
 
 func newCommandGate() *commandGate { return &commandGate{wake: make(chan struct{}, 1)} }
 
-// commandStarting is called by the zygote before it forks a command.
+// commandStarting is called by the zygote before it forks a command and
+// again after.
 func (g *commandGate) commandStarting() {
 	g.started.Add(1)
 	select {
@@ -379,9 +383,10 @@ type sockSig struct {
 var sockstatLabels = [8]string{"TCP:", "UDP:", "UDPLITE:", "RAW:", "TCP6:", "UDP6:", "UDPLITE6:", "RAW6:"}
 
 // parseSockstat reads sockstat followed by sockstat6 (b) into a sockSig;
-// ownTCP4 of the IPv4 TCP sockets are moat's listeners. false when a
-// line or number it needs is missing.
-func parseSockstat(b []byte, ownTCP4 int) (sockSig, bool) {
+// ownTCP4 of the IPv4 TCP sockets are moat's listeners; v6 says whether
+// sockstat6 is there (a kernel without IPv6 has none). false when a line
+// or number it needs is missing.
+func parseSockstat(b []byte, ownTCP4 int, v6 bool) (sockSig, bool) {
 	var sig sockSig
 	found := 0
 	var tcpMem, udpMem int64 = -1, -1
@@ -437,7 +442,11 @@ func parseSockstat(b []byte, ownTCP4 int) (sockSig, bool) {
 			}
 		}
 	}
-	if found != 1<<len(sockstatLabels)-1 || frags != 2 {
+	want, wantFrags := 1<<len(sockstatLabels)-1, 2
+	if !v6 {
+		want, wantFrags = 1<<4-1, 1
+	}
+	if found != want || frags != wantFrags {
 		return sig, false
 	}
 	sig.tcpMem, sig.udpMem = -1, -1
@@ -450,36 +459,47 @@ func parseSockstat(b []byte, ownTCP4 int) (sockSig, bool) {
 	return sig, true
 }
 
-// sockets reads the sockSig of the calling thread's network namespace
-// (the sandbox's) through the host's /proc, with raw system calls (see
-// schedstatAt).
+// sockets reads the sockSig of the sandbox's network namespace from its
+// sockstat files, opened once through the host's /proc by the first call
+// (a /proc/net file keeps the namespace of the thread that opened it,
+// and every thread of the zygote is in the sandbox's) and then read again
+// from their start with raw system calls (see schedstatAt).
 func (w *memoryWatch) sockets(buf []byte) (sockSig, bool) {
+	if !w.sockstatOpen {
+		v4, err := unix.Openat(w.proc, "thread-self/net/sockstat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return sockSig{}, false
+		}
+		v6, err := unix.Openat(w.proc, "thread-self/net/sockstat6", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil && err != unix.ENOENT {
+			unix.Close(v4)
+			return sockSig{}, false
+		}
+		if err != nil {
+			v6 = -1 // no IPv6 in this kernel
+		}
+		w.sockstat, w.sockstatOpen = [2]int{v4, v6}, true
+	}
 	n := 0
-	for _, name := range []string{"thread-self/net/sockstat", "thread-self/net/sockstat6"} {
-		m, ok := rawReadFile(w.proc, name, buf[n:])
+	for _, fd := range w.sockstat {
+		if fd < 0 {
+			continue
+		}
+		m, ok := rawPread(fd, buf[n:])
 		if !ok || n+m >= len(buf) {
 			return sockSig{}, false
 		}
 		n += m
 	}
-	return parseSockstat(buf[:n], w.ownTCP4)
+	return parseSockstat(buf[:n], w.ownTCP4, w.sockstat[1] >= 0)
 }
 
-// rawReadFile reads the start of the file at path under dir into b with
-// raw system calls.
-func rawReadFile(dir int, path string, b []byte) (int, bool) {
-	p, err := unix.BytePtrFromString(path)
-	if err != nil || len(b) == 0 {
-		return 0, false
-	}
-	fd, _, e := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(dir), uintptr(unsafe.Pointer(p)), unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
-	if e != 0 {
-		return 0, false
-	}
-	defer unix.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
+// rawPread reads the file open at fd from its start into b, with raw
+// system calls.
+func rawPread(fd int, b []byte) (int, bool) {
 	n := 0
 	for n < len(b) {
-		r, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&b[n])), uintptr(len(b)-n))
+		r, _, e := unix.RawSyscall6(unix.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(&b[n])), uintptr(len(b)-n), uintptr(n), 0, 0)
 		if e == unix.EINTR {
 			continue
 		}

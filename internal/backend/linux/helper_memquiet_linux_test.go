@@ -32,7 +32,7 @@ func TestParseSockstat(t *testing.T) {
 		{"empty", "", 0, false, 0, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sig, ok := parseSockstat([]byte(tc.in), tc.own)
+			sig, ok := parseSockstat([]byte(tc.in), tc.own, true)
 			if ok != tc.ok {
 				t.Fatalf("ok = %v, want %v (%+v)", ok, tc.ok, sig)
 			}
@@ -41,12 +41,19 @@ func TestParseSockstat(t *testing.T) {
 			}
 		})
 	}
+	// A kernel without IPv6 has no sockstat6: then none is expected.
+	if sig, ok := parseSockstat([]byte(v4), 3, false); !ok || sig.tcpMem != -1 {
+		t.Fatalf("sockstat without IPv6: %+v, %v", sig, ok)
+	}
+	if _, ok := parseSockstat([]byte(v4+v6), 3, false); ok {
+		t.Fatal("IPv6 lines where none were expected parse: the file is not the one read before")
+	}
 	a, err1 := os.ReadFile("/proc/net/sockstat")
 	b, err2 := os.ReadFile("/proc/net/sockstat6")
 	if err1 != nil || err2 != nil {
 		t.Fatalf("this host's sockstat: %v %v", err1, err2)
 	}
-	if _, ok := parseSockstat(append(a, b...), 0); !ok {
+	if _, ok := parseSockstat(append(a, b...), 0, true); !ok {
 		t.Fatalf("this host's sockstat does not parse:\n%s%s", a, b)
 	}
 }
@@ -54,7 +61,7 @@ func TestParseSockstat(t *testing.T) {
 func FuzzParseSockstat(f *testing.F) {
 	f.Add([]byte("TCP: inuse 3 orphan 0 tw 4 alloc 5 mem 7\nUDP: inuse 0 mem 9\nFRAG: inuse 0 memory 0\n"), 1)
 	f.Fuzz(func(t *testing.T, b []byte, own int) {
-		sig, ok := parseSockstat(b, own)
+		sig, ok := parseSockstat(b, own, own%2 == 0)
 		if ok && (sig.frag < 0 || sig.frag6 < 0 || sig.tcpMem < -1 || sig.udpMem < -1) {
 			t.Fatalf("negative counters: %+v", sig)
 		}

@@ -65,6 +65,10 @@ type memoryWatch struct {
 	gate    *commandGate // told of each command the zygote starts
 	quiet   bool         // whether a tick may skip the full sample (not on nohz_full hosts)
 	cpus    int          // the host's possible CPUs, 0 if unknown (quietWait)
+	// sockstat are the sandbox's sockstat and sockstat6 (-1 without
+	// IPv6), opened by the first read (sockets), which sets sockstatOpen.
+	sockstat     [2]int
+	sockstatOpen bool
 }
 
 // openShm opens the sandbox's /dev/shm.

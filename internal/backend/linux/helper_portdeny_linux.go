@@ -54,6 +54,26 @@ func buildPortDeny(s *helperSpec) (*ruleset, error) {
 // took every restriction once: the commands share its domain, as the
 // processes of one command share theirs.
 
+// startPortDeny checks that the kernel can deny s.DenyTCPPorts and builds
+// the layer on a goroutine of its own; the channel it returns is closed
+// once z.portDeny (or z.portErr) is set, and is nil when no port is
+// denied.
+func (z *zygoteProc) startPortDeny() (chan struct{}, error) {
+	s := &z.spec
+	if len(s.DenyTCPPorts) == 0 {
+		return nil, nil
+	}
+	if s.LandlockABI < 4 {
+		return nil, fmt.Errorf("deny TCP connect to %s: needs Landlock ABI 4, the kernel has %d", portList(s.DenyTCPPorts), s.LandlockABI)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		z.portDeny, z.portErr = buildPortDeny(s)
+	}()
+	return done, nil
+}
+
 // steadyJob is a command for the steady thread, answered on done.
 type steadyJob struct {
 	cmd   *commandSpec

@@ -29,23 +29,27 @@ import (
 type zygoteProc struct {
 	spec     helperSpec
 	rules    *ruleset
-	portDeny *ruleset         // the layer that denies TCP connect to given ports, or nil
-	steady   chan<- steadyJob // the thread that forks commands under portDeny, or nil
-	plan     []llRule         // the Landlock rules, planned once
-	proxyFD  int              // the proxy's listener in the network namespace, or -1
-	dnsFD    int              // the DNS stub's listener in the network namespace, or -1
-	filter   []unix.SockFilter
-	pidnsFD  int      // the sandbox's PID namespace, or -1 without namespaces
-	initPid  int      // the sandbox's init, our child, reaped before we exit; 0 without one
-	ipcFD    int      // the sandbox's limited IPC namespace, or -1 (see newLimitedIPC)
-	limits   []rlimit // the rlimits of each command, set in its child before the exec
-	trace    *tracer
-	built    string // the trace of building the sandbox, printed with the first traced command
-	mu       sync.Mutex
-	started  []int // process groups of the commands, for cleanup without a PID namespace
-	cleaning sync.Once
-	guard    *sockGuard   // the socket guard, when the spec asks for it
-	gate     *commandGate // wakes the memory watch for each command, or nil without one
+	portDeny *ruleset // the layer that denies TCP connect to given ports, once portDenyDone is closed
+	portErr  error    // why portDeny could not be built, once portDenyDone is closed
+	// portDenyDone is closed once portDeny is built, off the way of New
+	// (about 90 ms); nil when no port is denied.
+	portDenyDone chan struct{}
+	steady       chan<- steadyJob // the thread that forks commands under portDeny, or nil
+	plan         []llRule         // the Landlock rules, planned once
+	proxyFD      int              // the proxy's listener in the network namespace, or -1
+	dnsFD        int              // the DNS stub's listener in the network namespace, or -1
+	filter       []unix.SockFilter
+	pidnsFD      int      // the sandbox's PID namespace, or -1 without namespaces
+	initPid      int      // the sandbox's init, our child, reaped before we exit; 0 without one
+	ipcFD        int      // the sandbox's limited IPC namespace, or -1 (see newLimitedIPC)
+	limits       []rlimit // the rlimits of each command, set in its child before the exec
+	trace        *tracer
+	built        string // the trace of building the sandbox, printed with the first traced command
+	mu           sync.Mutex
+	started      []int // process groups of the commands, for cleanup without a PID namespace
+	cleaning     sync.Once
+	guard        *sockGuard   // the socket guard, when the spec asks for it
+	gate         *commandGate // wakes the memory watch for each command, or nil without one
 }
 
 // zygoteMain is the zygote role.
@@ -139,7 +143,7 @@ func (z *zygoteProc) build(fds []int) error {
 		return err
 	}
 	z.rules = rules
-	if z.portDeny, err = buildPortDeny(s); err != nil { // helper_portdeny_linux.go
+	if z.portDenyDone, err = z.startPortDeny(); err != nil { // helper_portdeny_linux.go
 		return err
 	}
 	if s.SuperviseSockets && z.guard == nil {
@@ -161,7 +165,7 @@ func (z *zygoteProc) build(fds []int) error {
 		return err
 	}
 	z.limits = append([]rlimit{{Resource: unix.RLIMIT_CORE, Value: 0}}, s.Rlimits...)
-	if z.portDeny != nil && z.guard == nil && !s.HideProc {
+	if z.portDenyDone != nil && z.guard == nil && !s.HideProc {
 		z.steady = z.startSteady() // helper_portdeny_linux.go
 	}
 	return applyRlimits(nil) // the zygote's own core limit: 0
@@ -318,6 +322,12 @@ func (z *zygoteProc) runCommand(cmd *commandSpec, files []int) reply {
 		}()
 	}
 	r := <-done
+	if z.gate != nil {
+		// Again once the process exists: a quiet tick that read the
+		// count before this saw a snapshot without it, and must not
+		// skip the next full sample (helper_memquiet_linux.go).
+		z.gate.commandStarting()
+	}
 	if r.Pid > 0 && z.pidnsFD < 0 {
 		z.mu.Lock()
 		z.started = append(z.started, r.Pid)
@@ -407,7 +417,11 @@ func (z *zygoteProc) restrictThread(rules *ruleset) error {
 	if err := rules.restrictThread(); err != nil {
 		return err
 	}
-	if z.portDeny != nil {
+	if z.portDenyDone != nil {
+		<-z.portDenyDone
+		if z.portErr != nil {
+			return z.portErr
+		}
 		if err := z.portDeny.restrictThread(); err != nil {
 			return err
 		}
