@@ -28,6 +28,9 @@ type testServer struct {
 	unix  *http.Client // no token
 }
 
+// testMemory is the memory limit of the tests' policies.
+const testMemory = 256 << 20
+
 // testPolicy is moat's library defaults under name, adjusted by edit.
 func testPolicy(t testing.TB, name string, edit func(*policy.Result)) session.Policy {
 	t.Helper()
@@ -35,6 +38,7 @@ func testPolicy(t testing.TB, name string, edit func(*policy.Result)) session.Po
 	if err != nil {
 		t.Fatalf("policy.Merge: %v", err)
 	}
+	r.Config.Limits.MemoryBytes = testMemory
 	if edit != nil {
 		edit(&r)
 	}
