@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Bad moat serve input is a one-line usage error, exit 2, with nothing
+// left behind.
+func TestServeBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a non-loopback address", []string{"--listen", "0.0.0.0:8600"}, "--listen"},
+		{"no port", []string{"--listen", "127.0.0.1"}, "--listen"},
+		{"a socket directly in /tmp", []string{"--socket", "/tmp/moat-serve-test.sock"}, "--socket"},
+		{"no sessions", []string{"--max-sessions", "0"}, "--max-sessions"},
+		{"a bad size", []string{"--max-total-memory", "lots"}, "--max-total-memory"},
+		{"a missing policy file", []string{"--policy", "p=" + filepath.Join(dir, "none.toml")}, "--policy"},
+		{"an argument", []string{"extra"}, "unexpected argument"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"serve", "--socket", filepath.Join(dir, "s.sock")}, tc.args...)
+			r := runMoat(t, nil, args...)
+			if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, tc.want) || r.stdout != "" {
+				t.Errorf("moat %q: exit %d, stdout %q, stderr %q; want exit 2 and one line naming %s", args, r.code, r.stdout, r.stderr, tc.want)
+			}
+		})
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// moat serve --openapi prints the OpenAPI 3.1 document.
+func TestServeOpenAPI(t *testing.T) {
+	r := runMoat(t, nil, "serve", "--openapi")
+	var doc struct {
+		OpenAPI string         `json:"openapi"`
+		Paths   map[string]any `json:"paths"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &doc) != nil || doc.OpenAPI != "3.1.0" || doc.Paths["/v1/sessions"] == nil {
+		t.Errorf("moat serve --openapi: exit %d, %q...", r.code, trimTo(r.stdout, 200))
+	}
+}
+
+func trimTo(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// moat serve prints one ready line, answers on its socket and TCP port
+// (with the token), and SIGTERM removes the socket and the token file.
+func TestServeReadyAndTerm(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(moatBin, "serve", "--socket", filepath.Join(dir, "s.sock"), "--listen", "127.0.0.1:0", "--warm-pool", "0")
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	defer func() {
+		if t.Failed() {
+			t.Logf("stderr: %s", errb.String())
+		}
+	}()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	watchdog := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer watchdog.Stop()
+	var ready struct {
+		Socket, TokenFile, Listen string
+		PID                       int
+	}
+	br := bufio.NewReader(out)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("no ready line: %v", err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(line), &raw); err != nil || len(raw) != 4 {
+		t.Errorf("ready line %q: %v", line, err)
+	}
+	json.Unmarshal([]byte(line), &ready)
+	ready.TokenFile, _ = raw["token_file"].(string)
+	if ready.PID != cmd.Process.Pid || ready.Socket != filepath.Join(dir, "s.sock") || ready.TokenFile != filepath.Join(dir, "serve.token") || !strings.HasPrefix(ready.Listen, "127.0.0.1:") {
+		t.Errorf("ready line %q", line)
+	}
+	token, _ := os.ReadFile(ready.TokenFile)
+	uc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", ready.Socket)
+	}}}
+	if resp, err := uc.Get("http://moat/v1/policies"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("the socket: %v %v", resp, err)
+	}
+	req, _ := http.NewRequest("GET", "http://"+ready.Listen+"/v1/policies", nil)
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Errorf("TCP with the token: %v %v", resp, err)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	rest, _ := io.ReadAll(br) // until moat exits
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after SIGTERM: %v", err)
+	}
+	if len(rest) != 0 {
+		t.Errorf("more than one line on stdout: %q", rest)
+	}
+	for _, p := range []string{ready.Socket, ready.TokenFile} {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left after SIGTERM: %v", p, err)
+		}
+	}
+}
