@@ -240,5 +240,8 @@ func writeToken(path, token string) error {
 // socket. The zero value is not used.
 type PlaceError struct{ err error }
 
+// Error says which place was refused and why.
 func (e *PlaceError) Error() string { return e.err.Error() }
+
+// Unwrap returns the cause.
 func (e *PlaceError) Unwrap() error { return e.err }

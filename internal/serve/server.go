@@ -112,7 +112,8 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	writeError(w, errf(codeMethodNotAllowed, fmt.Sprintf("method %s is not allowed here", trimmed(r.Method))))
 }
 
-// Route is one route of the API, for the mux and the OpenAPI test.
+// Route is one route of the API, for the mux and the OpenAPI test. The
+// zero value is no route.
 type Route struct {
 	Method  string // GET, POST, PUT, DELETE
 	Pattern string // as net/http's ServeMux reads it, e.g. /v1/sessions/{id}
