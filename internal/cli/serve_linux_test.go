@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -131,5 +132,93 @@ func TestServeReadyAndTerm(t *testing.T) {
 		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s left after SIGTERM: %v", p, err)
 		}
+	}
+}
+
+// startServe starts moat serve on sock and returns it with its ready
+// line's socket, once it answers.
+func startServe(t *testing.T, sock string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(moatBin, "serve", "--socket", sock, "--warm-pool", "0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	watchdog := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	t.Cleanup(func() {
+		watchdog.Stop()
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.Contains(line, `"socket":`) {
+		t.Fatalf("no ready line: %q %v", line, err)
+	}
+	return cmd
+}
+
+// kill -9 of moat serve leaves no process of its sessions; it leaves the
+// socket and the token file, which the next moat serve sweeps.
+func TestServeKill9(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "s.sock")
+	cmd := startServe(t, sock)
+	c := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	post := func(path, body string) map[string]any {
+		t.Helper()
+		resp, err := c.Post("http://moat"+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		json.NewDecoder(resp.Body).Decode(&v)
+		if resp.StatusCode != 201 {
+			t.Fatalf("POST %s: %d %v", path, resp.StatusCode, v)
+		}
+		return v
+	}
+	info := post("/v1/sessions", `{}`)
+	id, _ := info["id"].(string)
+	workdir, _ := info["workdir"].(string)
+	marker := "4242." + strconv.Itoa(os.Getpid())
+	post("/v1/sessions/"+id+"/processes", `{"argv":["sleep","`+marker+`"]}`)
+	running := func() bool {
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == "sleep\x00"+marker+"\x00" {
+				return true
+			}
+		}
+		return false
+	}
+	for start := time.Now(); !running() && time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
+	}
+	if !running() {
+		t.Fatal("control: the background process is not seen running")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for start := time.Now(); running() && time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
+	}
+	if running() {
+		t.Error("a session's process outlived kill -9 of moat serve")
+	}
+	for _, p := range []string{sock, filepath.Join(dir, "serve.token")} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s: %v; kill -9 leaves it for the next start to sweep", p, err)
+		}
+	}
+	if _, err := os.Lstat(workdir); err != nil {
+		t.Fatalf("control: the killed session's working directory %s: %v", workdir, err)
+	}
+	startServe(t, sock)        // sweeps the stale socket and token
+	post("/v1/sessions", `{}`) // its sandbox's moat.New sweeps what the killed run left
+	if _, err := os.Lstat(workdir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the killed session's working directory %s was not swept: %v", workdir, err)
 	}
 }
