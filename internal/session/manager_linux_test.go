@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/policy"
 )
 
@@ -170,4 +171,44 @@ func waitPool(t testing.TB, p *pool, n int) {
 		}
 	}
 	t.Fatalf("the pool never held %d", n)
+}
+
+func TestPrepareAndNarrowRefusedByMoat(t *testing.T) {
+	var prepared int
+	m := newManager(t, Options{Prepare: func(cfg *moat.Config) error {
+		prepared++
+		cfg.Env.Set = append(cfg.Env.Set, "PREPARED=1")
+		return nil
+	}})
+	s := newSession(t, m, CreateRequest{})
+	res, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", "echo $PREPARED"}}, nil)
+	if err != nil || string(res.Stdout) != "1\n" || prepared != 1 {
+		t.Errorf("Prepare's setting: %q, %v, %d calls", res.Stdout, err, prepared)
+	}
+	// Less memory than moat allows is the client's mistake.
+	if _, err := m.Create(context.Background(), CreateRequest{Narrow: Narrowing{Limits: NarrowLimits{MemoryBytes: 1}}}); code(err) != CodeBadRequest {
+		t.Errorf("memory 1 byte: %v", err)
+	}
+}
+
+func TestReport(t *testing.T) {
+	m := newManager(t, Options{Policies: []Policy{withResult(testPolicy(t, "default"), func(r *policy.Result) { r.Config.Limits.Timeout = 100 * time.Millisecond })}})
+	s := newSession(t, m, CreateRequest{Name: "r"})
+	if _, err := s.Run(context.Background(), RunRequest{Argv: []string{"sleep", "5"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	live := s.Report()
+	if live.Command != "session" || live.WorkDir != s.Info().WorkDir || live.Report == nil || len(live.Refusals) != 1 || len(s.Refusals()) != 1 {
+		t.Errorf("live report: %+v", live)
+	}
+	final, err := s.Close()
+	if err != nil || len(final.Refusals) < 1 || final.Refusals[0].Subject != "timeout" {
+		t.Errorf("final report: %+v, %v", final, err)
+	}
+	if again := s.Report(); again.WorkDir != final.WorkDir {
+		t.Errorf("Report after Close: %+v", again)
+	}
+	if again, err := s.Close(); err != nil || again.WorkDir != final.WorkDir {
+		t.Errorf("a second Close: %+v, %v", again, err)
+	}
 }
