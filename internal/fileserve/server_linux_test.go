@@ -202,3 +202,20 @@ func TestRootFallback(t *testing.T) {
 		}
 	}
 }
+
+// TestServerLeavesOutMissingPlace: a place that cannot be opened is left
+// out, and paths in it are refused; the others still serve.
+func TestServerLeavesOutMissingPlace(t *testing.T) {
+	work := t.TempDir()
+	gone := filepath.Join(t.TempDir(), "gone")
+	s, err := open(Config{WorkDir: work, Places: []Place{{gone, true}, {work, true}}, MaxFileBytes: 10, MaxReadBytes: 10, MaxEntries: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := s.handle(Request{Op: OpWrite, Path: gone + "/f", Data: []byte("x")}); rep.Error == nil || rep.Error.Code != CodeRefused {
+		t.Errorf("a write in a missing place: %+v", rep.Error)
+	}
+	if rep := s.handle(Request{Op: OpWrite, Path: "f", Data: []byte("x"), Mode: 0o644}); rep.Error != nil {
+		t.Errorf("a write in the working directory: %+v", rep.Error)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -33,13 +34,18 @@ type place struct {
 func open(cfg Config) (*server, error) {
 	s := &server{cfg: cfg}
 	for _, p := range cfg.Places {
+		// A place the sandbox cannot open (gone, denied) is left out:
+		// paths in it are refused.
 		fd, err := unix.Open(p.Path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			return nil, &os.PathError{Op: "open place", Path: p.Path, Err: err}
+			fmt.Fprintf(os.Stderr, "fileserve: place %q left out: %v\n", p.Path, err)
+			continue
 		}
 		root, err := os.OpenRoot(p.Path)
 		if err != nil {
-			return nil, err
+			unix.Close(fd)
+			fmt.Fprintf(os.Stderr, "fileserve: place %q left out: %v\n", p.Path, err)
+			continue
 		}
 		s.places = append(s.places, place{Place: p, fd: fd, root: root})
 		s.paths = append(s.paths, p.Path)

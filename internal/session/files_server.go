@@ -17,12 +17,16 @@ import (
 // fileServer is one running file server: the sandboxed process and its
 // pipes (ours, pollable, so each call can carry a deadline).
 type fileServer struct {
-	cmd    *moat.Cmd
-	cancel context.CancelFunc // kills its process tree
-	in     *os.File           // its stdin
-	out    *os.File           // its stdout
-	stderr *tailBuffer
-	done   chan struct{} // closed when it was waited for
+	cmd     *moat.Cmd
+	cancel  context.CancelFunc // kills its process tree
+	in      *os.File           // its stdin
+	out     *os.File           // its stdout
+	stderr  *tailBuffer
+	done    chan struct{} // closed when it was waited for
+	waited  error         // Wait's error, once done is closed
+	timer   *time.Timer   // retires it when idle or old (retireAt)
+	started time.Time
+	used    time.Time // the end of its last call; f.mu guards it
 }
 
 // start starts a file server; f.mu is held.
@@ -42,7 +46,11 @@ func (f *Files) start() error {
 		return internalError("file API", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := f.sb.CommandContext(ctx, f.exe, "moat-fileserve", string(cfg))
+	args := f.args
+	if args == nil {
+		args = []string{"moat-fileserve", string(cfg)}
+	}
+	cmd := f.sb.CommandContext(ctx, f.exe, args...)
 	cmd.Env = []string{fileserve.Env + "=1", "GOMAXPROCS=1"}
 	s := &fileServer{cmd: cmd, cancel: cancel, in: inW, out: outR, stderr: &tailBuffer{max: 4096}, done: make(chan struct{})}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, s.stderr
@@ -56,11 +64,51 @@ func (f *Files) start() error {
 		return errorf(CodeInternal, "file API: the file server did not start in the sandbox: %v", err)
 	}
 	go func() {
-		cmd.Wait()
+		s.waited = cmd.Wait()
 		close(s.done)
 	}()
 	f.srv = s
+	f.cur.Store(s)
+	s.started, s.used = time.Now(), time.Now()
+	s.timer = time.AfterFunc(f.retireIn(s), func() { f.retire(s) })
 	return nil
+}
+
+// fileServerIdle is how long a file server waits for the next call before
+// it is retired: a running command costs the host its limit watches
+// (several CPU-ms a second), an idle session should cost next to nothing,
+// and a start costs a few milliseconds.
+const fileServerIdle = 5 * time.Second
+
+// retireIn is how long from now server s may serve: until it has been
+// idle for f.idle, or is f.recycle old; f.mu is held.
+func (f *Files) retireIn(s *fileServer) time.Duration {
+	d := f.idle - time.Since(s.used)
+	if f.recycle > 0 {
+		d = min(d, f.recycle-time.Since(s.started))
+	}
+	return d
+}
+
+// retire ends server s, if it still serves and its time has come, the way
+// it ends when the host is done: its stdin closed, so it exits 0 and no
+// limit ends it; the next call starts another.
+func (f *Files) retire(s *fileServer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.srv != s {
+		return
+	}
+	if d := f.retireIn(s); d > 0 {
+		s.timer.Reset(d)
+		return
+	}
+	s.in.Close()
+	select {
+	case <-s.done:
+	case <-time.After(2 * time.Second):
+	}
+	f.stop()
 }
 
 // stop kills the file server, if one runs, and waits for it; f.mu is
@@ -71,6 +119,8 @@ func (f *Files) stop() {
 		return
 	}
 	f.srv = nil
+	f.cur.Store(nil)
+	s.timer.Stop()
 	s.in.Close()
 	s.cancel()
 	select {
@@ -88,13 +138,16 @@ var errServerGone = errors.New("the file server ended")
 func (f *Files) call(req fileserve.Request) (fileserve.Reply, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
-		return fileserve.Reply{}, errorf(CodeClosed, "the session's file API is closed")
+	if f.closed.Load() {
+		return fileserve.Reply{}, errClosedFiles()
 	}
 	if len(req.Path) > fileserve.MaxPath {
 		return fileserve.Reply{}, errorf(CodeBadRequest, "a path of %d bytes is longer than %d", len(req.Path), fileserve.MaxPath)
 	}
 	for try := 0; ; try++ {
+		if f.closed.Load() {
+			return fileserve.Reply{}, errClosedFiles()
+		}
 		if f.srv == nil {
 			if err := f.start(); err != nil {
 				return fileserve.Reply{}, err
@@ -103,15 +156,22 @@ func (f *Files) call(req fileserve.Request) (fileserve.Reply, error) {
 		f.nextID++
 		req.ID = f.nextID
 		rep, err := f.exchange(req)
+		f.srv.used = time.Now()
 		if err == nil {
 			if rep.Error != nil {
 				return fileserve.Reply{}, faultError(req, rep.Error, f.cfg)
 			}
 			return rep, nil
 		}
-		tail := f.srv.stderr.String()
+		srv := f.srv
 		f.stop()
+		tail := srv.stderr.String()
+		var limit interface{ Limit() string }
 		switch {
+		case f.closed.Load():
+			return fileserve.Reply{}, errClosedFiles()
+		case errors.Is(err, errServerGone) && closedAndLimit(srv, &limit):
+			return fileserve.Reply{}, errorf(CodeTooLarge, "%q: the sandbox's limit ended the file server: %s", req.Path, limit.Limit())
 		case errors.Is(err, errServerGone) && try == 0:
 			continue
 		case errors.Is(err, os.ErrDeadlineExceeded):
@@ -119,6 +179,29 @@ func (f *Files) call(req fileserve.Request) (fileserve.Reply, error) {
 		}
 		return fileserve.Reply{}, errorf(CodeInternal, "%q: the file server failed: %v (its last words: %q)", req.Path, err, tail)
 	}
+}
+
+// errClosedFiles is any call after Close.
+func errClosedFiles() *Error { return errorf(CodeClosed, "the session's file API is closed") }
+
+// closedAndLimit reports whether srv was waited for and a limit of the
+// sandbox that a call's size can pass (disk, file size, memory) ended it,
+// and which. A timeout or CPU limit reached over the server's life is not
+// the call's doing: the server is restarted instead.
+func closedAndLimit(srv *fileServer, limit *interface{ Limit() string }) bool {
+	select {
+	case <-srv.done:
+	default:
+		return false
+	}
+	if !errors.As(srv.waited, limit) {
+		return false
+	}
+	switch (*limit).Limit() {
+	case "disk", "disk-inodes", "file-size", "memory":
+		return true
+	}
+	return false
 }
 
 // exchange writes req and reads its reply, within the call's deadline.

@@ -132,6 +132,10 @@ func build(p Policy, r policy.Result, prepare func(*moat.Config) error) (*warm, 
 			return nil, &buildError{err: fmt.Errorf("policy %q: %w", p.Name, err)}
 		}
 	}
+	if err := GrantSelf(&res.Config); err != nil { // files_binary.go: the file server
+		res.Close()
+		return nil, &buildError{err: fmt.Errorf("policy %q: %w", p.Name, err)}
+	}
 	sb, err := moat.New(res.Config)
 	if err != nil {
 		res.Close()
