@@ -137,7 +137,10 @@ func runServe(std stdio, f serveFlags) error {
 	}
 	defer ls.Close()
 	if ls.TCPPort != 0 {
-		opt.DenyTCPPorts = []uint16{ls.TCPPort} // each session's Landlock rules deny a connect to it
+		// Every session's commands must be denied a TCP connect to this port.
+		// TODO(issue 25): enforced once moat.Config.DenyTCPConnect exists (h-backend):
+		// the session core maps DenyTCPPorts to it, or set opt.Prepare to append the port.
+		opt.DenyTCPPorts = []uint16{ls.TCPPort}
 	}
 	m, err := session.NewManager(opt)
 	if err != nil {
