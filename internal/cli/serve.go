@@ -47,7 +47,8 @@ func newServeCmd(std stdio) *cobra.Command {
 them over HTTP/JSON on a Unix socket, by default $XDG_RUNTIME_DIR/moat/serve.sock
 (mode 0600, in a 0700 directory). Only a process of your uid in your user
 namespace may connect: no sandboxed process with namespaces can. A bearer token
-(32 random bytes, hex) is written 0600 beside the socket as serve.token; it is
+(32 random bytes, hex) is written 0600 to moat's state directory (serve/serve.token,
+which no sandbox sees; the ready line names it); it is
 required on loopback TCP (--listen), and on the socket while a session without
 the socket guard (host network, or no user namespace) lives.
 

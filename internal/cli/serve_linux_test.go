@@ -70,8 +70,9 @@ func trimTo(s string, n int) string {
 // moat serve prints one ready line, answers on its socket and TCP port
 // (with the token), and SIGTERM removes the socket and the token file.
 func TestServeReadyAndTerm(t *testing.T) {
-	dir := t.TempDir()
+	dir, stateHome := t.TempDir(), t.TempDir()
 	cmd := exec.Command(moatBin, "serve", "--socket", filepath.Join(dir, "s.sock"), "--listen", "127.0.0.1:0", "--warm-pool", "0")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateHome)
 	var errb strings.Builder
 	cmd.Stderr = &errb
 	defer func() {
@@ -105,7 +106,7 @@ func TestServeReadyAndTerm(t *testing.T) {
 	}
 	json.Unmarshal([]byte(line), &ready)
 	ready.TokenFile, _ = raw["token_file"].(string)
-	if ready.PID != cmd.Process.Pid || ready.Socket != filepath.Join(dir, "s.sock") || ready.TokenFile != filepath.Join(dir, "serve.token") || !strings.HasPrefix(ready.Listen, "127.0.0.1:") {
+	if ready.PID != cmd.Process.Pid || ready.Socket != filepath.Join(dir, "s.sock") || filepath.Dir(ready.TokenFile) != filepath.Join(stateHome, "moat", "serve") || !strings.HasPrefix(ready.Listen, "127.0.0.1:") {
 		t.Errorf("ready line %q", line)
 	}
 	token, _ := os.ReadFile(ready.TokenFile)
@@ -137,9 +138,10 @@ func TestServeReadyAndTerm(t *testing.T) {
 
 // startServe starts moat serve on sock and returns it with its ready
 // line's socket, once it answers.
-func startServe(t *testing.T, sock string) *exec.Cmd {
+func startServe(t *testing.T, sock, stateHome string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(moatBin, "serve", "--socket", sock, "--warm-pool", "0")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateHome)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -162,9 +164,9 @@ func startServe(t *testing.T, sock string) *exec.Cmd {
 // kill -9 of moat serve leaves no process of its sessions; it leaves the
 // socket and the token file, which the next moat serve sweeps.
 func TestServeKill9(t *testing.T) {
-	dir := t.TempDir()
+	dir, stateHome := t.TempDir(), t.TempDir()
 	sock := filepath.Join(dir, "s.sock")
-	cmd := startServe(t, sock)
+	cmd := startServe(t, sock, stateHome)
 	c := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 	}}}
@@ -208,7 +210,11 @@ func TestServeKill9(t *testing.T) {
 	if running() {
 		t.Error("a session's process outlived kill -9 of moat serve")
 	}
-	for _, p := range []string{sock, filepath.Join(dir, "serve.token")} {
+	tokens, _ := filepath.Glob(filepath.Join(stateHome, "moat", "serve", "*.token"))
+	if len(tokens) != 1 {
+		t.Errorf("token files after kill -9: %q; want the one left for the next start to sweep", tokens)
+	}
+	for _, p := range append([]string{sock}, tokens...) {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s: %v; kill -9 leaves it for the next start to sweep", p, err)
 		}
@@ -216,7 +222,11 @@ func TestServeKill9(t *testing.T) {
 	if _, err := os.Lstat(workdir); err != nil {
 		t.Fatalf("control: the killed session's working directory %s: %v", workdir, err)
 	}
-	startServe(t, sock)        // sweeps the stale socket and token
+	old, _ := os.ReadFile(tokens[0])
+	startServe(t, sock, stateHome) // sweeps the stale socket and token
+	if now, _ := os.ReadFile(tokens[0]); len(now) == 0 || string(now) == string(old) {
+		t.Errorf("the stale token file was not replaced: %q", now)
+	}
 	post("/v1/sessions", `{}`) // its sandbox's moat.New sweeps what the killed run left
 	if _, err := os.Lstat(workdir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the killed session's working directory %s was not swept: %v", workdir, err)

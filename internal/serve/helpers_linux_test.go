@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,7 +66,9 @@ func newTestServer(t testing.TB, o serverOpts) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo := ListenOptions{Socket: filepath.Join(t.TempDir(), "serve.sock"), Token: token}
+	tokenDir := t.TempDir()
+	os.Chmod(tokenDir, 0o700)
+	lo := ListenOptions{Socket: filepath.Join(t.TempDir(), "serve.sock"), Token: token, TokenDir: tokenDir}
 	if o.tcp {
 		lo.TCP = "127.0.0.1:0"
 	}

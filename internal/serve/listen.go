@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -28,8 +30,13 @@ type ListenOptions struct {
 	// TCP is a loopback address (127.0.0.1:PORT, [::1]:PORT); empty
 	// means none. Port 0 picks a free one.
 	TCP string
-	// Token is written to the token file beside the socket; required.
+	// Token is written to the token file; required.
 	Token string
+	// TokenDir is where the token file goes; empty means the serve
+	// directory of moat's state root, which every sandbox's view hides (a
+	// runtime or temp directory is readable at the permissive level
+	// without namespaces).
+	TokenDir string
 	// Log receives a line per refused connection; nil discards.
 	Log io.Writer
 }
@@ -37,7 +44,9 @@ type ListenOptions struct {
 // Listeners are the server's listening sockets and files. The zero value
 // listens nowhere.
 type Listeners struct {
-	// Socket and TokenFile are absolute paths.
+	// Socket and TokenFile are absolute paths. TokenFile is serve.token
+	// in TokenDir for the default socket, serve-<hash of the socket's
+	// path>.token for another.
 	Socket    string
 	TokenFile string
 	// TCPAddr is the loopback address listened on; empty when none.
@@ -64,8 +73,9 @@ func DefaultSocket() (string, error) {
 
 // Listen opens the Unix socket (0600, in a 0700 directory of ours that is
 // no link and that no one else can reach; a stale socket from a killed
-// server is swept, a live one refused), writes the token file beside it
-// (0600), and opens the loopback TCP listener when asked.
+// server is swept, a live one refused), writes the token file (0600, in
+// the state root's serve directory), and opens the loopback TCP listener
+// when asked.
 func Listen(opt ListenOptions) (*Listeners, error) {
 	if opt.Token == "" {
 		return nil, errors.New("serve: no token")
@@ -94,7 +104,11 @@ func Listen(opt ListenOptions) (*Listeners, error) {
 	if err := checkPrivateDir(dir, !explicit); err != nil {
 		return nil, &PlaceError{fmt.Errorf("socket directory %q: %w", dir, err)}
 	}
-	l := &Listeners{Socket: sock, TokenFile: filepath.Join(dir, tokenName)}
+	tokenFile, err := tokenPath(opt.TokenDir, sock, explicit)
+	if err != nil {
+		return nil, err
+	}
+	l := &Listeners{Socket: sock, TokenFile: tokenFile}
 	if err := sweepStale(sock, l.TokenFile); err != nil {
 		return nil, err
 	}
@@ -118,6 +132,30 @@ func Listen(opt ListenOptions) (*Listeners, error) {
 		}
 	}
 	return l, nil
+}
+
+// tokenPath is where the token of the server on sock goes: in dir, or the
+// state root's serve directory (made 0700, checked private).
+func tokenPath(dir, sock string, explicit bool) (string, error) {
+	if dir == "" {
+		state, err := moat.StateDir()
+		if err != nil {
+			return "", fmt.Errorf("the token's directory: %w", err)
+		}
+		dir = filepath.Join(state, "serve")
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("the token's directory %q: %w", dir, err)
+		}
+	}
+	if err := checkPrivateDir(dir, true); err != nil {
+		return "", fmt.Errorf("the token's directory %q: %w", dir, err)
+	}
+	name := tokenName
+	if explicit {
+		sum := sha256.Sum256([]byte(sock))
+		name = "serve-" + hex.EncodeToString(sum[:8]) + ".token"
+	}
+	return filepath.Join(dir, name), nil
 }
 
 // CheckLoopback refuses a --listen address that is not a loopback IP

@@ -12,7 +12,8 @@ import (
 
 func listenIn(t *testing.T, sock string) (*Listeners, error) {
 	t.Helper()
-	l, err := Listen(ListenOptions{Socket: sock, Token: "t0k"})
+	os.Mkdir(filepath.Join(filepath.Dir(sock), "tokens"), 0o700)
+	l, err := Listen(ListenOptions{Socket: sock, Token: "t0k", TokenDir: filepath.Join(filepath.Dir(sock), "tokens")})
 	if err == nil {
 		t.Cleanup(func() { l.Close() })
 	}
@@ -55,7 +56,9 @@ func TestListenStaleAndLive(t *testing.T) {
 	}
 	ul.SetUnlinkOnClose(false)
 	ul.Close() // as kill -9 leaves it
-	os.WriteFile(filepath.Join(dir, tokenName), []byte("old\n"), 0o600)
+	os.Mkdir(filepath.Join(dir, "tokens"), 0o700)
+	stale, _ := tokenPath(filepath.Join(dir, "tokens"), sock, true)
+	os.WriteFile(stale, []byte("old\n"), 0o600)
 	l, err := listenIn(t, sock)
 	if err != nil {
 		t.Fatalf("a stale socket was not swept: %v", err)
@@ -104,14 +107,20 @@ func TestListenRefusedPlaces(t *testing.T) {
 // The default directory is made 0700 and refused when it is open, a
 // link, or someone else's.
 func TestDefaultSocketDirectory(t *testing.T) {
-	rt := t.TempDir()
+	rt, stateHome := t.TempDir(), t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", rt)
+	t.Setenv("XDG_STATE_HOME", stateHome)
 	l, err := Listen(ListenOptions{Token: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if l.Socket != filepath.Join(rt, "moat", socketName) {
 		t.Errorf("socket %s", l.Socket)
+	}
+	// The token is in moat's state root, which every sandbox's view hides,
+	// not beside the socket in the runtime directory.
+	if filepath.Dir(l.TokenFile) != filepath.Join(stateHome, "moat", "serve") || filepath.Base(l.TokenFile) != tokenName {
+		t.Errorf("token file %s", l.TokenFile)
 	}
 	if fi, _ := os.Stat(filepath.Dir(l.Socket)); fi.Mode().Perm() != 0o700 {
 		t.Errorf("directory mode %v", fi.Mode())

@@ -28,10 +28,11 @@ type apiServer struct {
 	m     *session.Manager
 }
 
-// servePolicy is moat's library defaults under name, adjusted by edit.
-func servePolicy(t *testing.T, name string, edit func(r *policy.Result)) session.Policy {
+// servePolicy is moat's library defaults and layers under name, adjusted
+// by edit.
+func servePolicy(t *testing.T, name string, edit func(r *policy.Result), layers ...policy.Layer) session.Policy {
 	t.Helper()
-	r, err := policy.Merge()
+	r, err := policy.Merge(layers...)
 	if err != nil {
 		t.Fatal(err)
 	}
