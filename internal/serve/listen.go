@@ -116,7 +116,11 @@ func Listen(opt ListenOptions) (*Listeners, error) {
 	if err != nil {
 		return nil, fmt.Errorf("socket %q: %w", sock, err)
 	}
-	l.unix = &peerListener{Listener: ul, log: opt.Log}
+	pl := &peerListener{Listener: ul, log: opt.Log, unverified: !userNamespacesWork()}
+	if pl.unverified && opt.Log != nil {
+		fmt.Fprintln(opt.Log, "moat serve: this host refuses user namespaces, so sandboxes share ours: every request on the socket needs the token")
+	}
+	l.unix = pl
 	if err := os.Chmod(sock, 0o600); err != nil {
 		l.Close()
 		return nil, fmt.Errorf("socket %q: %w", sock, err)

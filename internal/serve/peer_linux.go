@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"strconv"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -120,4 +122,20 @@ func peerPID(c net.Conn) int {
 		}
 	})
 	return pid
+}
+
+// userNamespacesWork reports whether this process can make a user
+// namespace (it runs true in a new one). Where it cannot, moat's
+// sandboxes run in ours, and a same-namespace peer may be one of them.
+// Any failure answers false: fail closed.
+func userNamespacesWork() bool {
+	for _, p := range []string{"/bin/true", "/usr/bin/true"} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		c := exec.Command(p)
+		c.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER}
+		return c.Run() == nil
+	}
+	return false
 }

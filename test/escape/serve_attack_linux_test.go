@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/session"
 	"github.com/moat-sandbox/moat/policy"
 )
@@ -121,5 +122,26 @@ func TestServeTokenWhileGuardlessSession(t *testing.T) {
 			}
 			return r
 		}, func(r result) bool { return !apiServed(r) })
+	})
+}
+
+// Without namespaces a sandboxed process (of moat run, at any level)
+// shares the server's user namespace and can connect to the socket, so
+// the peer check cannot tell it from the user: on a host that refuses
+// user namespaces every request on the socket needs the token, even with
+// no session live, and the sandbox has none. The control is the host with
+// the token.
+func TestServeSocketFromSandboxWithoutNamespaces(t *testing.T) {
+	withoutNamespaces(t, func(t *testing.T) {
+		a := startAPI(t, func(string) []session.Policy { return []session.Policy{servePolicy(t, "default", nil)} })
+		for _, level := range []moat.Isolation{moat.IsolationStrict, moat.IsolationDefault, moat.IsolationPermissive} {
+			sb := newSandbox(t, moat.Config{Isolation: level})
+			attack(t, level.String(), func(t *testing.T, lifted bool) result {
+				if lifted {
+					return onHost(t, "/usr/bin/python3", "-c", apiProbe, a.ls.Socket, a.token)
+				}
+				return inSandbox(t, sb, "python3", "-c", apiProbe, a.ls.Socket)
+			}, func(r result) bool { return !apiServed(r) })
+		}
 	})
 }
