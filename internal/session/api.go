@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/report/jsonv1"
 	"github.com/moat-sandbox/moat/policy"
 )
@@ -87,12 +86,6 @@ type Options struct {
 	// connect to (the server's own listener): they go to each session's
 	// moat.Config.DenyTCPConnect. Nil denies none.
 	DenyTCPPorts []uint16
-	// Prepare, when set, adjusts the Config of every sandbox made for a
-	// session (warm ones too) just before moat.New: the server adds what
-	// only it knows, such as its own TCP port to deny. It may only
-	// restrict; an error fails the Create as CodeInternal. Nil changes
-	// nothing.
-	Prepare func(cfg *moat.Config) error
 }
 
 // CreateRequest asks for a session.

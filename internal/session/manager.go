@@ -90,7 +90,7 @@ func NewManager(opt Options) (*Manager, error) {
 	}
 	for _, s := range m.policies {
 		if s.Result.WorkDir == "" { // one of its own serves one session: nothing to keep warm
-			s.pool = newPool(opt.WarmPool, func() (*warm, error) { return build(s.Policy, s.Result, opt.Prepare) }, m.logf)
+			s.pool = newPool(opt.WarmPool, func() (*warm, error) { return build(s.Policy, s.Result, opt.DenyTCPPorts) }, m.logf)
 		}
 	}
 	go m.reap()
@@ -119,17 +119,16 @@ type buildError struct {
 func (e *buildError) Error() string { return e.err.Error() }
 func (e *buildError) Unwrap() error { return e.err }
 
-// build makes a sandbox of r, policy p's settings as narrowed, with
-// prepare's additions.
-func build(p Policy, r policy.Result, prepare func(*moat.Config) error) (*warm, error) {
+// build makes a sandbox of r, policy p's settings as narrowed, that
+// denies a TCP connect to each of denyPorts (the server's own).
+func build(p Policy, r policy.Result, denyPorts []uint16) (*warm, error) {
 	res, err := r.Resolve()
 	if err != nil {
 		return nil, &buildError{resolve: true, err: fmt.Errorf("policy %q: %w", p.Name, err)}
 	}
-	if prepare != nil {
-		if err := prepare(&res.Config); err != nil {
-			res.Close()
-			return nil, &buildError{err: fmt.Errorf("policy %q: %w", p.Name, err)}
+	for _, port := range denyPorts {
+		if !slices.Contains(res.Config.DenyTCPConnect, port) {
+			res.Config.DenyTCPConnect = append(res.Config.DenyTCPConnect, port)
 		}
 	}
 	if err := GrantSelf(&res.Config); err != nil { // files_binary.go: the file server
@@ -225,7 +224,7 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (*Session, erro
 		w = p.pool.take()
 	}
 	if w == nil {
-		w, err = build(p.Policy, r, m.opt.Prepare)
+		w, err = build(p.Policy, r, m.opt.DenyTCPPorts)
 		if err != nil {
 			release()
 			code := CodeInternal

@@ -3,10 +3,11 @@ package session
 import (
 	"context"
 	"errors"
+	"net"
+	"strconv"
 	"testing"
 	"time"
 
-	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/policy"
 )
 
@@ -173,18 +174,45 @@ func waitPool(t testing.TB, p *pool, n int) {
 	t.Fatalf("the pool never held %d", n)
 }
 
-func TestPrepareAndNarrowRefusedByMoat(t *testing.T) {
-	var prepared int
-	m := newManager(t, Options{Prepare: func(cfg *moat.Config) error {
-		prepared++
-		cfg.Env.Set = append(cfg.Env.Set, "PREPARED=1")
-		return nil
-	}})
-	s := newSession(t, m, CreateRequest{})
-	res, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", "echo $PREPARED"}}, nil)
-	if err != nil || string(res.Stdout) != "1\n" || prepared != 1 {
-		t.Errorf("Prepare's setting: %q, %v, %d calls", res.Stdout, err, prepared)
+// TestDenyTCPPorts connects, on the host's network, to a listener whose
+// port the server denies: refused; the control, a server that denies
+// nothing, connects.
+func TestDenyTCPPorts(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	host := withResult(testPolicy(t, "default"), func(r *policy.Result) { r.Network.Mode = policy.NetworkHost })
+	probe := []string{"bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/" + strconv.Itoa(port) + " && echo connected"}
+	for _, deny := range []bool{true, false} {
+		opt := Options{Policies: []Policy{host}}
+		if deny {
+			opt.DenyTCPPorts = []uint16{uint16(port)}
+		}
+		s := newSession(t, newManager(t, opt), CreateRequest{})
+		res, err := s.Run(context.Background(), RunRequest{Argv: probe}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if connected := string(res.Stdout) == "connected\n"; connected == deny {
+			t.Errorf("deny %v: connected %v (%q %q)", deny, connected, res.Stdout, res.Stderr)
+		}
+	}
+}
+
+func TestNarrowRefusedByMoat(t *testing.T) {
+	m := newManager(t, Options{})
 	// Less memory than moat allows is the client's mistake.
 	if _, err := m.Create(context.Background(), CreateRequest{Narrow: Narrowing{Limits: NarrowLimits{MemoryBytes: 1}}}); code(err) != CodeBadRequest {
 		t.Errorf("memory 1 byte: %v", err)
