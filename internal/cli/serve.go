@@ -138,9 +138,8 @@ func runServe(std stdio, f serveFlags) error {
 	}
 	defer ls.Close()
 	if ls.TCPPort != 0 {
-		// Every session's commands must be denied a TCP connect to this port.
-		// TODO(issue 25): enforced once moat.Config.DenyTCPConnect exists (h-backend):
-		// the session core maps DenyTCPPorts to it, or set opt.Prepare to append the port.
+		// Every session's commands are denied a TCP connect to this port
+		// (moat.Config.DenyTCPConnect: Landlock, even under host network).
 		opt.DenyTCPPorts = []uint16{ls.TCPPort}
 	}
 	m, err := session.NewManager(opt)

@@ -92,6 +92,17 @@ func TestServeTCPFromSandbox(t *testing.T) {
 		}
 		return a.runIn(t, hostnet, "python3", "-c", apiProbe, target)
 	}, func(r result) bool { return !apiServed(r) })
+	// Under host network the port is in reach, and Landlock denies the
+	// connect itself (DenyTCPPorts); a port not denied is reached (the
+	// control), so the refusal is the rule's.
+	other, _ := pongServer(t, "tcp", "127.0.0.1:0")
+	attack(t, "under host network, the connect is denied", func(t *testing.T, lifted bool) result {
+		port := target
+		if lifted {
+			port = "127.0.0.1:" + strconv.Itoa(other)
+		}
+		return a.runIn(t, hostnet, "python3", "-c", apiProbe, port, a.token)
+	}, func(r result) bool { return strings.Contains(r.Stdout, "connect refused") })
 }
 
 // Without namespaces a sandboxed process shares the server's user

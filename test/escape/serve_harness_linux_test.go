@@ -168,7 +168,8 @@ except OSError as e:
 if not data:
     print("closed")
 else:
-    print("status", data.split(b" ", 2)[1].decode())
+    parts = data.split(b" ", 2)
+    print("status", parts[1].decode(errors="replace") if len(parts) > 1 else "none: " + repr(data[:40]))
 `
 
 // apiServed says a probe was answered 200.
