@@ -197,3 +197,34 @@ func TestStreamDisconnectKillsCommand(t *testing.T) {
 		t.Errorf("after the disconnects: %d %s", r.status, r.body)
 	}
 }
+
+// Beyond MaxConcurrent requests at once, a request waits QueueWait for a
+// turn, then is answered 409 busy; once a turn frees, it is served.
+func TestConcurrencyBound(t *testing.T) {
+	ts := newTestServer(t, serverOpts{serve: Options{MaxConcurrent: 1, QueueWait: 200 * time.Millisecond}})
+	id := ts.create(session.CreateRequest{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", "http://moat/v1/sessions/"+id+"/run", strings.NewReader(`{"argv":["sh","-c","echo held; exec sleep 30"],"stream":true}`))
+	resp, err := ts.unix.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil || !strings.Contains(line, "held") {
+		t.Fatalf("the stream: %q %v", line, err)
+	}
+	if r := ts.do("GET", "/v1/policies", nil); r.status != http.StatusConflict || r.errCode() != "busy" {
+		t.Errorf("a request beyond the bound: %d %s", r.status, r.body)
+	}
+	cancel()
+	resp.Body.Close()
+	var r reply
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(50 * time.Millisecond) {
+		if r = ts.do("GET", "/v1/policies", nil); r.status == 200 {
+			break
+		}
+	}
+	if r.status != 200 {
+		t.Errorf("after the stream ended: %d %s", r.status, r.body)
+	}
+}

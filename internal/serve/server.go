@@ -20,9 +20,11 @@ type Options struct {
 	// needs one.
 	Token string
 	// MaxConcurrent bounds requests handled at once (streams included);
-	// 0 means 256. A request waits up to 10 s for its turn, then is
+	// 0 means 256. A request waits up to QueueWait for its turn, then is
 	// answered busy.
 	MaxConcurrent int
+	// QueueWait is how long a request waits for a turn; 0 means 10 s.
+	QueueWait time.Duration
 	// Log receives one line per refused connection or failed request;
 	// nil discards.
 	Log io.Writer
@@ -34,6 +36,7 @@ type Server struct {
 	m     *session.Manager
 	token []byte
 	sem   chan struct{}
+	wait  time.Duration
 	log   io.Writer
 
 	mu       sync.Mutex
@@ -53,10 +56,15 @@ func New(opt Options) (*Server, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	return &Server{m: opt.Manager, token: []byte(opt.Token), sem: make(chan struct{}, n), log: log, guardOff: map[string]bool{}}, nil
+	wait := opt.QueueWait
+	if wait <= 0 {
+		wait = queueWait
+	}
+	return &Server{m: opt.Manager, token: []byte(opt.Token), sem: make(chan struct{}, n), wait: wait, log: log, guardOff: map[string]bool{}}, nil
 }
 
-// queueWait bounds how long a request waits for a free slot.
+// queueWait is the default bound on how long a request waits for a free
+// slot.
 const queueWait = 10 * time.Second
 
 // Handler is the API: authorization, the bound on concurrent requests,
@@ -97,7 +105,7 @@ func (s *Server) acquire(ctx context.Context) bool {
 		return true
 	default:
 	}
-	t := time.NewTimer(queueWait)
+	t := time.NewTimer(s.wait)
 	defer t.Stop()
 	select {
 	case s.sem <- struct{}{}:
