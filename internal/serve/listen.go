@@ -104,7 +104,11 @@ func Listen(opt ListenOptions) (*Listeners, error) {
 	if err := checkPrivateDir(dir, !explicit); err != nil {
 		return nil, &PlaceError{fmt.Errorf("socket directory %q: %w", dir, err)}
 	}
-	tokenFile, err := tokenPath(opt.TokenDir, sock, explicit)
+	named := explicit // a --socket that is the default path still gets serve.token
+	if d, err := DefaultSocket(); err == nil && filepath.Clean(d) == sock {
+		named = false
+	}
+	tokenFile, err := tokenPath(opt.TokenDir, sock, named)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +144,7 @@ func Listen(opt ListenOptions) (*Listeners, error) {
 
 // tokenPath is where the token of the server on sock goes: in dir, or the
 // state root's serve directory (made 0700, checked private).
-func tokenPath(dir, sock string, explicit bool) (string, error) {
+func tokenPath(dir, sock string, named bool) (string, error) {
 	if dir == "" {
 		state, err := moat.StateDir()
 		if err != nil {
@@ -155,7 +159,7 @@ func tokenPath(dir, sock string, explicit bool) (string, error) {
 		return "", fmt.Errorf("the token's directory %q: %w", dir, err)
 	}
 	name := tokenName
-	if explicit {
+	if named {
 		sum := sha256.Sum256([]byte(sock))
 		name = "serve-" + hex.EncodeToString(sum[:8]) + ".token"
 	}
