@@ -48,6 +48,7 @@ off, and fork bombs, memory bombs and disk fills are stopped.`,
 	root.AddCommand(newRedactCmd(std))                  // redact.go
 	root.AddCommand(newTrustCmd(std))
 	root.AddCommand(newQuarantineCmd(std)) // quarantine.go                   // trustcmd.go
+	root.AddCommand(newMCPCmd(std))        // mcp.go
 	return root
 }
 

@@ -94,4 +94,3 @@ func clipText(s string) string {
 	b, _ := clip([]byte(s), maxPyField)
 	return string(b)
 }
-
