@@ -223,6 +223,7 @@ type Error struct {
 	Setting string
 }
 
+// Error returns the message.
 func (e *Error) Error() string { return e.Message }
 
 // Error codes. The HTTP face maps each to one status.
