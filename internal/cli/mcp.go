@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moat-sandbox/moat/internal/mcpserver"
-	"github.com/moat-sandbox/moat/internal/runjournal"
 	"github.com/moat-sandbox/moat/internal/session"
 )
 
@@ -92,8 +91,7 @@ func runMCP(std stdio, policyFile, listen string) error {
 func serveMCPHTTP(ctx context.Context, std stdio, srv *mcpserver.Server, ln net.Listener) error {
 	defer srv.CloseAll()
 	port := ln.Addr().(*net.TCPAddr).Port
-	root, _ := runjournal.StateRoot()
-	dir, err := mcpserver.TokenDir(root)
+	dir, err := mcpserver.TokenDir("")
 	if err != nil {
 		return fail(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/moat-sandbox/moat/internal/runjournal"
 )
 
 // NewToken is 32 random bytes, hex.
@@ -21,8 +23,9 @@ func NewToken() (string, error) {
 
 // TokenDir is the 0700 directory the token file goes in:
 // $XDG_RUNTIME_DIR/moat, or stateRoot/mcp when there is no runtime
-// directory. It is made if missing and refused unless it is a directory of
-// this user's that nobody else may enter.
+// directory (empty stateRoot means moat's state directory). It is made if
+// missing and refused unless it is a directory of this user's that nobody
+// else may enter.
 func TokenDir(stateRoot string) (string, error) {
 	var dir string
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
@@ -32,7 +35,11 @@ func TokenDir(stateRoot string) (string, error) {
 	}
 	if dir == "" {
 		if stateRoot == "" {
-			return "", errors.New("token directory: no runtime directory and no moat state directory")
+			root, err := runjournal.StateRoot()
+			if err != nil {
+				return "", fmt.Errorf("token directory: no runtime directory, and %w", err)
+			}
+			stateRoot = root
 		}
 		dir = filepath.Join(stateRoot, "mcp")
 	}
