@@ -70,7 +70,9 @@ def main():
                     value = repr(v)[:CAP]
         except BaseException:
             status = "error"
-            error = traceback.format_exc()[-CAP:]
+            etype, e, tb = sys.exc_info()
+            # The driver's own frame is not the code's: leave it out.
+            error = "".join(traceback.format_exception(etype, e, tb.tb_next))[-CAP:]
         finally:
             try:
                 sys.stdout.flush()
