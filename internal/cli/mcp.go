@@ -95,6 +95,7 @@ func serveMCPHTTP(ctx context.Context, std stdio, srv *mcpserver.Server, ln net.
 	if err != nil {
 		return fail(err)
 	}
+	mcpserver.SweepTokens(dir) // what servers killed with -9 left
 	token, err := mcpserver.NewToken()
 	if err != nil {
 		return fail(err)

@@ -71,3 +71,22 @@ func WriteToken(dir string, port int, token string) (string, error) {
 	}
 	return path, nil
 }
+
+// SweepTokens removes the token files in dir that servers killed before
+// they could remove their own (kill -9) left: those whose process is gone.
+func SweepTokens(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		var port, pid int
+		if n, _ := fmt.Sscanf(e.Name(), "mcp-%d-%d.token", &port, &pid); n != 2 || !e.Type().IsRegular() {
+			continue
+		}
+		if e.Name() != "mcp-"+strconv.Itoa(port)+"-"+strconv.Itoa(pid)+".token" || processAlive(pid) {
+			continue
+		}
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
+}

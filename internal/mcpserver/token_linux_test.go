@@ -30,6 +30,18 @@ func TestTokenFile(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 || strings.TrimSpace(string(b)) != "tok" {
 		t.Errorf("token file %v %q", fi.Mode(), b)
 	}
+	// A dead server's token file is swept, a live one's kept.
+	dead := filepath.Join(dir, "mcp-1-999999999.token")
+	if err := os.WriteFile(dead, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	SweepTokens(dir)
+	if _, err := os.Stat(dead); err == nil {
+		t.Error("a dead server's token file was kept")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the live server's token file was swept: %v", err)
+	}
 	// Never over an existing file or through a link.
 	if _, err := WriteToken(dir, 1234, "tok"); err == nil {
 		t.Error("a second token file replaced the first")

@@ -29,3 +29,13 @@ func privateDir(dir string) error {
 	}
 	return nil
 }
+
+// processAlive reports whether a process pid exists (signal 0 reaches it
+// or it belongs to someone else).
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return true
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
