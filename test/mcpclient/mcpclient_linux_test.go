@@ -74,10 +74,11 @@ func TestAgentLoopTypeScriptSDK(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "agent-loop.mjs", moat)
 	cmd.Env = stateEnv(t)
+	// The output is shown only on failure: its tally lines would read as
+	// the closing line of a test run.
 	out, err := cmd.CombinedOutput()
-	t.Logf("%s", out)
 	if err != nil {
-		t.Fatalf("the agent loop failed: %v", err)
+		t.Fatalf("the agent loop failed: %v\n%s", err, out)
 	}
 	if !strings.Contains(string(out), " passed, 0 failed") {
 		t.Fatal("the agent loop did not report its checks")
@@ -174,8 +175,10 @@ func TestConformanceServer(t *testing.T) {
 		"--url", base+target.Path, "--expected-failures", "conformance-baseline.yml", "-o", t.TempDir())
 	cmd.Env = stateEnv(t)
 	out, err := cmd.CombinedOutput()
-	t.Logf("%s", out)
 	if err != nil {
-		t.Fatalf("conformance: %v", err)
+		t.Fatalf("conformance: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Baseline check passed") {
+		t.Fatalf("conformance did not check its baseline:\n%s", out)
 	}
 }
