@@ -84,17 +84,19 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, in Ru
 		return failure(err)
 	}
 	rr := session.RunRequest{Argv: in.Argv, Env: in.Env, Cwd: in.Cwd, Stdin: []byte(in.Stdin), Timeout: time.Duration(in.TimeoutMS) * time.Millisecond}
-	res, err := sess.Run(ctx, rr, nil)
+	n := outputCap(in.MaxOutputBytes)
+	st := newStreamer(ctx, req, n)
+	res, err := sess.Run(ctx, rr, st.output)
 	if err != nil {
 		return failure(err)
 	}
-	n := outputCap(in.MaxOutputBytes)
-	out, ot := clip(res.Stdout, n)
-	errb, et := clip(res.Stderr, n)
+	stdout, stderr, cutOut, cutErr := st.result()
+	out, ot := clip(stdout, n)
+	errb, et := clip(stderr, n)
 	o := RunOutput{
 		ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Limit: res.Limit,
 		Stdout: bytesOf(out), Stderr: bytesOf(errb),
-		StdoutTruncated: ot || res.StdoutTruncated, StderrTruncated: et || res.StderrTruncated,
+		StdoutTruncated: ot || cutOut, StderrTruncated: et || cutErr,
 		Refusals: refusalsOf(res.Refusals), DurationMS: res.DurationMS,
 	}
 	return result(endWords(o)+truncWords(o.StdoutTruncated, o.StderrTruncated)+refusalLines(o.Refusals), o)
