@@ -25,12 +25,15 @@ var driverSource string
 type interp struct {
 	sess *session.Session
 
-	mu     sync.Mutex
-	cmd    *moat.Cmd
-	cancel context.CancelFunc
-	req    *os.File // our end of the driver's fd 3
-	res    *os.File // our end of the driver's fd 4
-	waited chan struct{}
+	callMu sync.Mutex // one call at a time
+
+	mu      sync.Mutex // guards the fields below; never held across a call's I/O
+	stopped bool
+	cmd     *moat.Cmd
+	cancel  context.CancelFunc
+	req     *os.File // our end of the driver's fd 3
+	res     *os.File // our end of the driver's fd 4
+	waited  chan struct{}
 }
 
 // pyCall is how one call ended.
@@ -80,8 +83,11 @@ func (p *interp) start() error {
 	return nil
 }
 
-// kill ends the interpreter's process tree and forgets it.
+// kill ends the interpreter's process tree and forgets it; the call in
+// progress, if any, then fails on its closed descriptors.
 func (p *interp) kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.cmd == nil {
 		return
 	}
@@ -92,21 +98,37 @@ func (p *interp) kill() {
 	p.cmd = nil
 }
 
-// stop ends the interpreter, for the connection's close.
+// stop ends the interpreter for good, at once, for the connection's close.
 func (p *interp) stop() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.stopped = true
+	p.mu.Unlock()
 	p.kill()
+}
+
+// pipes returns the running interpreter's descriptors, starting it first
+// when there is none.
+func (p *interp) pipes() (req, res *os.File, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return nil, nil, &session.Error{Code: session.CodeClosed, Message: "this connection's Python interpreter was stopped"}
+	}
+	if p.cmd == nil {
+		if err := p.start(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return p.req, p.res, nil
 }
 
 // call runs code, waiting at most timeout for its result.
 func (p *interp) call(ctx context.Context, code string, timeout time.Duration) (pyCall, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cmd == nil {
-		if err := p.start(); err != nil {
-			return pyCall{}, err
-		}
+	p.callMu.Lock()
+	defer p.callMu.Unlock()
+	reqW, resR, err := p.pipes()
+	if err != nil {
+		return pyCall{}, err
 	}
 	var nb [16]byte
 	if _, err := rand.Read(nb[:]); err != nil {
@@ -121,15 +143,15 @@ func (p *interp) call(ctx context.Context, code string, timeout time.Duration) (
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	_ = p.req.SetWriteDeadline(deadline)
-	_ = p.res.SetReadDeadline(deadline)
+	_ = reqW.SetWriteDeadline(deadline)
+	_ = resR.SetReadDeadline(deadline)
 	// A client that gives up ends the wait at once.
-	stopWatch := context.AfterFunc(ctx, func() { _ = p.res.SetReadDeadline(time.Now()); _ = p.req.SetWriteDeadline(time.Now()) })
+	stopWatch := context.AfterFunc(ctx, func() { _ = resR.SetReadDeadline(time.Now()); _ = reqW.SetWriteDeadline(time.Now()) })
 	defer stopWatch()
 
 	var body []byte
-	if _, err = p.req.Write(frame); err == nil {
-		body, err = readFrame(p.res, maxResultFrame)
+	if _, err = reqW.Write(frame); err == nil {
+		body, err = readFrame(resR, maxResultFrame)
 	}
 	switch {
 	case err == nil:

@@ -1,8 +1,13 @@
 package mcpserver
 
 import (
+	"context"
+	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestPythonPersistent(t *testing.T) {
@@ -130,4 +135,62 @@ func TestPythonResultFrameChecked(t *testing.T) {
 // pyQuote is s as a Python string literal.
 func pyQuote(s string) string {
 	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `'`, `\'`) + "'"
+}
+
+// driverPIDs lists this host's processes running the driver.
+func driverPIDs(t *testing.T) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(b), "moat mcp's Python driver") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// A client that disconnects during a long call leaves no interpreter
+// behind, and the call ends at once, not at its timeout. The control
+// shows the probe sees the interpreter while it runs.
+func TestPythonDisconnectLeavesNoProcess(t *testing.T) {
+	if pids := driverPIDs(t); len(pids) != 0 {
+		t.Fatalf("interpreters before the test: %v", pids)
+	}
+	srv := testServer(t)
+	// A client over pipes, which the test cuts as a client's death would.
+	cr, sw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr, cw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.MCP().Run(context.Background(), &mcp.IOTransport{Reader: sr, Writer: sw})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok[PythonOutput](t, cs, "run_python", map[string]any{"code": "x = 1"})
+	if len(driverPIDs(t)) == 0 {
+		t.Fatal("control: the interpreter is not seen while it runs")
+	}
+	start := time.Now()
+	go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_python", Arguments: map[string]any{"code": "import time\ntime.sleep(120)", "timeout_ms": 300000}})
+	time.Sleep(300 * time.Millisecond)
+	cw.Close()
+	cr.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(driverPIDs(t)) != 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pids := driverPIDs(t); len(pids) != 0 {
+		t.Errorf("interpreters left %v after the client left: %v", time.Since(start), pids)
+	}
+	t.Logf("gone after %v", time.Since(start))
 }

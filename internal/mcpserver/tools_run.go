@@ -49,19 +49,17 @@ func outputCap(n int) int {
 	return min(n, maxOutput)
 }
 
-// clip keeps at most n bytes of b, not splitting a UTF-8 character of
-// valid text, and says whether it cut.
+// clip keeps at most n bytes of b, backing off to the start of a UTF-8
+// character it would split, and says whether it cut.
 func clip(b []byte, n int) ([]byte, bool) {
 	if len(b) <= n {
 		return b, false
 	}
-	c := b[:n]
-	if utf8.Valid(b) {
-		for len(c) > 0 && !utf8.Valid(c) {
-			c = c[:len(c)-1]
-		}
+	c := n
+	for i := 0; i < utf8.UTFMax-1 && c > 0 && !utf8.RuneStart(b[c]); i++ {
+		c--
 	}
-	return c, true
+	return b[:c], true
 }
 
 func (s *Server) addRunTools() {
@@ -85,7 +83,7 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, in Ru
 	}
 	rr := session.RunRequest{Argv: in.Argv, Env: in.Env, Cwd: in.Cwd, Stdin: []byte(in.Stdin), Timeout: time.Duration(in.TimeoutMS) * time.Millisecond}
 	n := outputCap(in.MaxOutputBytes)
-	st := newStreamer(ctx, req, n)
+	st := newStreamer(ctx, req, n+utf8.UTFMax) // clip sees past the bound
 	res, err := sess.Run(ctx, rr, st.output)
 	if err != nil {
 		return failure(err)
