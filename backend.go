@@ -3,6 +3,7 @@ package moat
 import (
 	"errors"
 	"os"
+	"slices"
 
 	"github.com/moat-sandbox/moat/internal/fileid"
 	"github.com/moat-sandbox/moat/internal/hostview"
@@ -134,6 +135,7 @@ func planPolicy(cfg *Config, h *hostFacts) spec.Policy {
 	}
 	p.Sockets = h.Sockets
 	p.Network.ProxyPort = h.ProxyPort
+	p.Network.DenyTCPPorts = slices.Clone(cfg.DenyTCPConnect)
 	p.HostNetwork = isHostNetwork(cfg.Network)
 	p.FS = fsPolicy(cfg, h.Canonical) // filesystem_spec.go
 	if h.Scratch != "" {
@@ -175,6 +177,10 @@ func (s *Sandbox) openBackend(pre prestarted) (spec.Backend, error) {
 	}
 	if s.proxy != nil {
 		h.ProxyPort = s.proxy.port
+		if slices.Contains(s.cfg.DenyTCPConnect, uint16(h.ProxyPort)) {
+			closePrestarted(pre)
+			return nil, errorf("deny tcp connect: port %d is the policy proxy's, which the sandbox must reach", h.ProxyPort)
+		}
 	}
 	err := readHost(&s.cfg, &h, s.pre.SharedTempDirs) // internal/prestart
 	s.sharedTemp = h.SharedTemp

@@ -113,6 +113,18 @@ type Config struct {
 	// policy must still allow the request. Nil means none.
 	AllowLocal []netip.Prefix
 
+	// DenyTCPConnect lists TCP ports on this host that no command may
+	// connect to, even under [HostNetwork]: a server's own port, such as
+	// `moat serve`'s. With a network namespace the host's ports are out
+	// of reach anyway; on the host's network Linux's Landlock (ABI 4)
+	// denies them, on any address, since it tells ports apart, not
+	// addresses. A host that cannot enforce it fails [New] under
+	// [Strict] (an [*UnsupportedError]) and reports a gap under
+	// [BestEffort]; macOS and Windows cannot yet. Port 0 and the policy
+	// proxy's port are refused. Nil (the zero value) denies none beyond
+	// the network policy.
+	DenyTCPConnect []uint16
+
 	// Resolver answers the proxy's name lookups, so an embedder can pin
 	// names (a split-horizon or DNS-over-HTTPS resolver, a test's fixed
 	// answers). Every answer still meets the policy and the local-address

@@ -146,6 +146,7 @@ func TestImportDirection(t *testing.T) {
 					imp != mod+"/internal/hostinput" && imp != mod+"/internal/report/jsonv1" && imp != mod+"/internal/settings" &&
 					imp != mod+"/internal/quarantine" && imp != mod+"/internal/termsafe" && imp != mod+"/internal/paths" &&
 					imp != mod+"/internal/hostprobe" && // moat doctor's probe of the host, never the library's
+					imp != mod+"/internal/session" && // moat serve's and moat mcp's policies (servepolicy.go)
 					imp != mod+"/internal/report/jsonv1/schematest" && // test helper, like moattest
 					!within(imp, mod+"/redact") && imp != mod+"/internal/hfhub/hubtest" &&
 					imp != mod+"/internal/moattest" && // test helper; "no production code" below keeps it out of the binary
@@ -187,6 +188,13 @@ func TestImportDirection(t *testing.T) {
 		{"hostprobe imports nothing above it", "./internal/hostprobe/...", true, true, exactlyRootOrAbove},
 		{"backends import nothing above them", "./internal/backend/...", true, false,
 			func(imp string) bool { return imp == mod || under(mod+"/policy", mod+"/internal/cli", mod+"/cmd")(imp) }},
+		// The session core serves programs (an API, MCP): it never
+		// reaches the CLI, nor calls the quarantine's restorer, which is
+		// never offered to them (moat itself uses the quarantine).
+		{"session never reaches the CLI", "./internal/session/...", true, true,
+			under(mod+"/internal/cli", mod+"/cmd", "github.com/spf13")},
+		{"session does not import the quarantine", "./internal/session/...", false, true,
+			under(mod + "/internal/quarantine")},
 		{"policy does not depend on the CLI", "./policy/...", true, false, under(mod+"/internal/cli", mod+"/cmd")},
 		{"policy reaches no backend past moat", "./policy/...", false, true,
 			under(mod+"/internal/backend", mod+"/internal/cgroup", "github.com/spf13")},

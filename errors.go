@@ -41,7 +41,7 @@ type ConfigError struct {
 	// "isolation", "enforcement", "env", "env passthrough", "grant" or
 	// "limits: open files", "limits: memory", "limits: processes",
 	// "limits: file size", "limits: disk", "limits: disk inodes" or
-	// "limits: cpu time".
+	// "limits: cpu time" or "deny tcp connect".
 	Field string
 	// Value is the refused value as the message spells it: 20, "NOVALUE".
 	Value string

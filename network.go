@@ -169,6 +169,11 @@ func checkNetworkConfig(cfg *Config) error {
 			return errorf("allow local #%d: invalid prefix %q", i+1, p.String())
 		}
 	}
+	for _, port := range cfg.DenyTCPConnect {
+		if port == 0 {
+			return &ConfigError{Field: "deny tcp connect", Value: "0", Problem: "not a port a connection can reach"}
+		}
+	}
 	return nil
 }
 

@@ -12,12 +12,13 @@ type capture struct {
 	max       int
 	kept      []byte
 	truncated bool
+	ended     bool // the Run returned: out is never called again
 }
 
 func (c *capture) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.out != nil {
+	if c.out != nil && !c.ended {
 		c.out(c.stream, p)
 	}
 	room := c.max - len(c.kept)
@@ -32,10 +33,13 @@ func (c *capture) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// result returns the bytes kept, never nil, and whether more came.
+// result ends the streaming (a call of out in progress is waited for, and
+// none comes after) and returns the bytes kept, never nil, and whether
+// more came.
 func (c *capture) result() ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ended = true
 	if c.kept == nil {
 		return []byte{}, c.truncated
 	}

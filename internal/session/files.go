@@ -36,6 +36,13 @@ type FileLimits struct {
 	MaxReadBytes int64
 	// MaxEntries bounds a listing; 0 means 10,000.
 	MaxEntries int
+	// CommandTimeout is the sandbox's Limits.Timeout, which ends every
+	// command of it, the file server too: the server is then replaced,
+	// idle, at half of it (and each call's deadline is at most a quarter),
+	// so that the limit never ends it and records no refusal. 0 means the
+	// sandbox has none. (A server idle for a few seconds is retired
+	// anyway, and the next call starts another.)
+	CommandTimeout time.Duration
 }
 
 // Default file limits and the deadline of one call.
@@ -47,16 +54,19 @@ const (
 )
 
 // Files is the file API of one session: a file server inside its sandbox,
-// started by [StartFiles], restarted when it dies or breaks the protocol.
-// Calls are serialised. The zero value is unusable.
+// started by [StartFiles], retired when idle for a few seconds, started
+// again by the next call, and restarted when it dies or breaks the
+// protocol. Calls are serialised. The zero value is unusable.
 type Files struct {
 	mu      sync.Mutex
 	sb      *moat.Sandbox
 	exe     string
 	cfg     fileserve.Config
-	timeout time.Duration
-	srv     *fileServer // nil when none runs
-	args    []string    // the server's arguments; nil means its config (tests replace it)
+	timeout time.Duration // a call's deadline
+	recycle time.Duration // a server's age at which it is replaced; 0 means never
+	idle    time.Duration // how long a server waits for a call before it is retired
+	srv     *fileServer   // nil when none runs
+	args    []string      // the server's arguments; nil means its config (tests replace it)
 	nextID  uint64
 	cur     atomic.Pointer[fileServer] // srv, for Close to stop a call in flight
 	closed  atomic.Bool
@@ -85,12 +95,15 @@ func StartFiles(sb *moat.Sandbox, places []Place, lim FileLimits) (*Files, error
 	if err := checkServerBinary(exe, served); err != nil {
 		return nil, internalError("file API", err)
 	}
-	f := &Files{sb: sb, exe: exe, timeout: fileCallTimeout, cfg: fileserve.Config{
+	f := &Files{sb: sb, exe: exe, timeout: fileCallTimeout, idle: fileServerIdle, recycle: lim.CommandTimeout / 2, cfg: fileserve.Config{
 		WorkDir: sb.WorkDir(), Places: served,
 		MaxFileBytes: orDefault(lim.MaxFileBytes, DefaultMaxFileBytes),
 		MaxReadBytes: orDefault(lim.MaxReadBytes, DefaultMaxReadBytes),
 		MaxEntries:   int(orDefault(int64(lim.MaxEntries), DefaultMaxEntries)),
 	}}
+	if lim.CommandTimeout > 0 {
+		f.timeout = min(f.timeout, lim.CommandTimeout/4)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.start(); err != nil {

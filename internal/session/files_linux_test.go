@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -181,4 +182,71 @@ func BenchmarkFilesRead(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestFilesOutliveCommandTimeout: under a sandbox's per-command timeout
+// the file server is replaced before the limit ends it, so calls keep
+// working and no timeout refusal is recorded. Control: without
+// CommandTimeout the limit ends the server (a refusal), and the next call
+// still works by a restart.
+func TestFilesOutliveCommandTimeout(t *testing.T) {
+	for _, known := range []bool{true, false} {
+		cfg := moat.Config{WorkDir: t.TempDir(), Limits: moat.Limits{MemoryBytes: testMemory, Timeout: 1200 * time.Millisecond}}
+		if err := GrantSelf(&cfg); err != nil {
+			t.Fatal(err)
+		}
+		sb, err := moat.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sb.Close()
+		lim := FileLimits{}
+		if known {
+			lim.CommandTimeout = cfg.Limits.Timeout
+		}
+		f, err := StartFiles(sb, []Place{{Path: sb.WorkDir(), Writable: true}}, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		for i := 0; i < 6; i++ {
+			if _, err := f.Write("f", []byte("x"), 0); err != nil {
+				t.Fatalf("call %d (CommandTimeout known %v): %v", i, known, err)
+			}
+			time.Sleep(400 * time.Millisecond)
+		}
+		refused := false
+		for _, r := range sb.Refusals() {
+			refused = refused || strings.Contains(r.String(), "timeout")
+		}
+		if refused == known {
+			t.Errorf("CommandTimeout known %v: a timeout refusal recorded: %v (%v)", known, refused, sb.Refusals())
+		}
+	}
+}
+
+// TestFilesRetireIdle: a server idle past its wait is retired (it exits
+// 0, no refusal), and the next call starts another.
+func TestFilesRetireIdle(t *testing.T) {
+	sb, f := newFilesSandbox(t, moat.Config{}, nil)
+	f.mu.Lock()
+	f.idle = 200 * time.Millisecond
+	f.stop() // the next call starts one that waits f.idle
+	f.mu.Unlock()
+	if _, err := f.Write("a", []byte("1"), 0); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	f.mu.Lock()
+	retired := f.srv == nil
+	f.mu.Unlock()
+	if !retired {
+		t.Errorf("the server still runs after a second idle")
+	}
+	if data, _, err := f.Read("a", 0); err != nil || string(data) != "1" {
+		t.Errorf("the call after: %q %v", data, err)
+	}
+	if r := sb.Refusals(); len(r) != 0 {
+		t.Errorf("refusals: %v", r)
+	}
 }

@@ -128,7 +128,7 @@ func faultError(req fileserve.Request, ft *fileserve.Fault, cfg fileserve.Config
 	case fileserve.CodeNotFound:
 		return errorf(CodeNotFound, "%q: no such file or directory%s", p, cause)
 	case fileserve.CodeRefused:
-		return errorf(CodePathRefused, "%q: refused: the file API reaches only the working directory and the grants (writes only the writable ones), never through a link or \"..\" that leads out, and nothing the sandbox itself may not write%s", p, cause)
+		return errorf(CodePathRefused, "%q: refused: the file API reaches only the working directory and the grants (writes only the writable ones), never through a link (an absolute one included) or \"..\" that leads out, and nothing the sandbox itself may not write%s", p, cause)
 	case fileserve.CodeNotRegular:
 		kind := ft.Kind
 		if kind == "" {

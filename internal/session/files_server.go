@@ -17,13 +17,16 @@ import (
 // fileServer is one running file server: the sandboxed process and its
 // pipes (ours, pollable, so each call can carry a deadline).
 type fileServer struct {
-	cmd    *moat.Cmd
-	cancel context.CancelFunc // kills its process tree
-	in     *os.File           // its stdin
-	out    *os.File           // its stdout
-	stderr *tailBuffer
-	done   chan struct{} // closed when it was waited for
-	waited error         // Wait's error, once done is closed
+	cmd     *moat.Cmd
+	cancel  context.CancelFunc // kills its process tree
+	in      *os.File           // its stdin
+	out     *os.File           // its stdout
+	stderr  *tailBuffer
+	done    chan struct{} // closed when it was waited for
+	waited  error         // Wait's error, once done is closed
+	timer   *time.Timer   // retires it when idle or old (retireAt)
+	started time.Time
+	used    time.Time // the end of its last call; f.mu guards it
 }
 
 // start starts a file server; f.mu is held.
@@ -66,7 +69,46 @@ func (f *Files) start() error {
 	}()
 	f.srv = s
 	f.cur.Store(s)
+	s.started, s.used = time.Now(), time.Now()
+	s.timer = time.AfterFunc(f.retireIn(s), func() { f.retire(s) })
 	return nil
+}
+
+// fileServerIdle is how long a file server waits for the next call before
+// it is retired: a running command costs the host its limit watches
+// (several CPU-ms a second), an idle session should cost next to nothing,
+// and a start costs a few milliseconds.
+const fileServerIdle = 5 * time.Second
+
+// retireIn is how long from now server s may serve: until it has been
+// idle for f.idle, or is f.recycle old; f.mu is held.
+func (f *Files) retireIn(s *fileServer) time.Duration {
+	d := f.idle - time.Since(s.used)
+	if f.recycle > 0 {
+		d = min(d, f.recycle-time.Since(s.started))
+	}
+	return d
+}
+
+// retire ends server s, if it still serves and its time has come, the way
+// it ends when the host is done: its stdin closed, so it exits 0 and no
+// limit ends it; the next call starts another.
+func (f *Files) retire(s *fileServer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.srv != s {
+		return
+	}
+	if d := f.retireIn(s); d > 0 {
+		s.timer.Reset(d)
+		return
+	}
+	s.in.Close()
+	select {
+	case <-s.done:
+	case <-time.After(2 * time.Second):
+	}
+	f.stop()
 }
 
 // stop kills the file server, if one runs, and waits for it; f.mu is
@@ -78,6 +120,7 @@ func (f *Files) stop() {
 	}
 	f.srv = nil
 	f.cur.Store(nil)
+	s.timer.Stop()
 	s.in.Close()
 	s.cancel()
 	select {
@@ -113,6 +156,7 @@ func (f *Files) call(req fileserve.Request) (fileserve.Reply, error) {
 		f.nextID++
 		req.ID = f.nextID
 		rep, err := f.exchange(req)
+		f.srv.used = time.Now()
 		if err == nil {
 			if rep.Error != nil {
 				return fileserve.Reply{}, faultError(req, rep.Error, f.cfg)
@@ -141,14 +185,23 @@ func (f *Files) call(req fileserve.Request) (fileserve.Reply, error) {
 func errClosedFiles() *Error { return errorf(CodeClosed, "the session's file API is closed") }
 
 // closedAndLimit reports whether srv was waited for and a limit of the
-// sandbox (disk, file size, memory, CPU) ended it, and which.
+// sandbox that a call's size can pass (disk, file size, memory) ended it,
+// and which. A timeout or CPU limit reached over the server's life is not
+// the call's doing: the server is restarted instead.
 func closedAndLimit(srv *fileServer, limit *interface{ Limit() string }) bool {
 	select {
 	case <-srv.done:
 	default:
 		return false
 	}
-	return errors.As(srv.waited, limit) && (*limit).Limit() != ""
+	if !errors.As(srv.waited, limit) {
+		return false
+	}
+	switch (*limit).Limit() {
+	case "disk", "disk-inodes", "file-size", "memory":
+		return true
+	}
+	return false
 }
 
 // exchange writes req and reads its reply, within the call's deadline.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/moat-sandbox/moat/internal/hostfacts"
 	"github.com/moat-sandbox/moat/internal/report/jsonv1"
 	"github.com/moat-sandbox/moat/internal/size"
+	"github.com/moat-sandbox/moat/policy"
 )
 
 // Defaults of Options' zero values.
@@ -88,7 +90,7 @@ func NewManager(opt Options) (*Manager, error) {
 	}
 	for _, s := range m.policies {
 		if s.Result.WorkDir == "" { // one of its own serves one session: nothing to keep warm
-			s.pool = newPool(opt.WarmPool, func() (*warm, error) { return build(s.Policy) }, m.logf)
+			s.pool = newPool(opt.WarmPool, func() (*warm, error) { return build(s.Policy, s.Result, opt.DenyTCPPorts) }, m.logf)
 		}
 	}
 	go m.reap()
@@ -107,20 +109,36 @@ func checkPolicyName(name string) error {
 	return nil
 }
 
-// build makes a sandbox of p's settings.
-func build(p Policy) (*warm, error) {
-	res, err := p.Result.Resolve()
+// buildError is a failure of build: in resolving the settings (a value
+// moat refuses) or in making the sandbox.
+type buildError struct {
+	resolve bool
+	err     error
+}
+
+func (e *buildError) Error() string { return e.err.Error() }
+func (e *buildError) Unwrap() error { return e.err }
+
+// build makes a sandbox of r, policy p's settings as narrowed, that
+// denies a TCP connect to each of denyPorts (the server's own).
+func build(p Policy, r policy.Result, denyPorts []uint16) (*warm, error) {
+	res, err := r.Resolve()
 	if err != nil {
-		return nil, fmt.Errorf("policy %q: %w", p.Name, err)
+		return nil, &buildError{resolve: true, err: fmt.Errorf("policy %q: %w", p.Name, err)}
 	}
-	if err := GrantSelf(&res.Config); err != nil {
+	for _, port := range denyPorts {
+		if !slices.Contains(res.Config.DenyTCPConnect, port) {
+			res.Config.DenyTCPConnect = append(res.Config.DenyTCPConnect, port)
+		}
+	}
+	if err := GrantSelf(&res.Config); err != nil { // files_binary.go: the file server
 		res.Close()
-		return nil, err
+		return nil, &buildError{err: fmt.Errorf("policy %q: %w", p.Name, err)}
 	}
 	sb, err := moat.New(res.Config)
 	if err != nil {
 		res.Close()
-		return nil, fmt.Errorf("policy %q: %w", p.Name, err)
+		return nil, &buildError{err: fmt.Errorf("policy %q: the sandbox could not be made: %w", p.Name, err)}
 	}
 	return &warm{sb: sb, resolved: res}, nil
 }
@@ -206,27 +224,15 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (*Session, erro
 		w = p.pool.take()
 	}
 	if w == nil {
-		res, err := r.Resolve()
+		w, err = build(p.Policy, r, m.opt.DenyTCPPorts)
 		if err != nil {
 			release()
 			code := CodeInternal
-			if !isZero(req.Narrow) {
+			if be := (*buildError)(nil); errors.As(err, &be) && be.resolve && !isZero(req.Narrow) {
 				code = CodeBadRequest // a narrowed value moat refuses, such as too little memory
 			}
-			return nil, errorf(code, "policy %q: %v", p.Name, err)
+			return nil, errorf(code, "%v", err)
 		}
-		if err := GrantSelf(&res.Config); err != nil {
-			res.Close()
-			release()
-			return nil, err
-		}
-		sb, err := moat.New(res.Config)
-		if err != nil {
-			res.Close()
-			release()
-			return nil, errorf(CodeInternal, "policy %q: the sandbox could not be made: %v", p.Name, err)
-		}
-		w = &warm{sb: sb, resolved: res}
 	}
 	now := time.Now()
 	s := &Session{

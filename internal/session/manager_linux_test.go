@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"errors"
+	"net"
+	"strconv"
 	"testing"
 	"time"
 
@@ -170,4 +172,71 @@ func waitPool(t testing.TB, p *pool, n int) {
 		}
 	}
 	t.Fatalf("the pool never held %d", n)
+}
+
+// TestDenyTCPPorts connects, on the host's network, to a listener whose
+// port the server denies: refused; the control, a server that denies
+// nothing, connects.
+func TestDenyTCPPorts(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	host := withResult(testPolicy(t, "default"), func(r *policy.Result) { r.Network.Mode = policy.NetworkHost })
+	probe := []string{"bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/" + strconv.Itoa(port) + " && echo connected"}
+	for _, deny := range []bool{true, false} {
+		opt := Options{Policies: []Policy{host}}
+		if deny {
+			opt.DenyTCPPorts = []uint16{uint16(port)}
+		}
+		s := newSession(t, newManager(t, opt), CreateRequest{})
+		res, err := s.Run(context.Background(), RunRequest{Argv: probe}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if connected := string(res.Stdout) == "connected\n"; connected == deny {
+			t.Errorf("deny %v: connected %v (%q %q)", deny, connected, res.Stdout, res.Stderr)
+		}
+	}
+}
+
+func TestNarrowRefusedByMoat(t *testing.T) {
+	m := newManager(t, Options{})
+	// Less memory than moat allows is the client's mistake.
+	if _, err := m.Create(context.Background(), CreateRequest{Narrow: Narrowing{Limits: NarrowLimits{MemoryBytes: 1}}}); code(err) != CodeBadRequest {
+		t.Errorf("memory 1 byte: %v", err)
+	}
+}
+
+func TestReport(t *testing.T) {
+	m := newManager(t, Options{Policies: []Policy{withResult(testPolicy(t, "default"), func(r *policy.Result) { r.Config.Limits.Timeout = 100 * time.Millisecond })}})
+	s := newSession(t, m, CreateRequest{Name: "r"})
+	if _, err := s.Run(context.Background(), RunRequest{Argv: []string{"sleep", "5"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	live := s.Report()
+	if live.Command != "session" || live.WorkDir != s.Info().WorkDir || live.Report == nil || len(live.Refusals) != 1 || len(s.Refusals()) != 1 {
+		t.Errorf("live report: %+v", live)
+	}
+	final, err := s.Close()
+	if err != nil || len(final.Refusals) < 1 || final.Refusals[0].Subject != "timeout" {
+		t.Errorf("final report: %+v, %v", final, err)
+	}
+	if again := s.Report(); again.WorkDir != final.WorkDir {
+		t.Errorf("Report after Close: %+v", again)
+	}
+	if again, err := s.Close(); err != nil || again.WorkDir != final.WorkDir {
+		t.Errorf("a second Close: %+v, %v", again, err)
+	}
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"sync"
+	"time"
 
 	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/policy"
@@ -67,10 +68,12 @@ func (p *pool) take() *warm {
 }
 
 // fill makes sandboxes until the pool is full, then waits for a take. A
-// failure to make one is logged and waits for the next take, so a broken
-// policy does not spin.
+// failure to make one is logged and tried again after a pause that
+// doubles up to a minute, or at the next take, so a broken policy does
+// not spin.
 func (p *pool) fill() {
 	defer close(p.done)
+	backoff := time.Duration(0)
 	for {
 		for p.count() < p.size {
 			select {
@@ -81,16 +84,23 @@ func (p *pool) fill() {
 			w, err := p.make()
 			if err != nil {
 				p.log("warm pool: %v", err)
+				backoff = min(max(2*backoff, 100*time.Millisecond), time.Minute)
 				break
 			}
+			backoff = 0
 			p.mu.Lock()
 			p.ready = append(p.ready, w)
 			p.mu.Unlock()
+		}
+		var retry <-chan time.Time
+		if backoff > 0 {
+			retry = time.After(backoff)
 		}
 		select {
 		case <-p.quit:
 			return
 		case <-p.wake:
+		case <-retry:
 		}
 	}
 }

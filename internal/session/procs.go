@@ -14,6 +14,12 @@ import (
 // stopGrace is how long Stop waits after TERM before it kills the tree.
 const stopGrace = 2 * time.Second
 
+// maxProcs bounds the background processes a session keeps, running or
+// exited: a new one past it replaces the oldest exited one, and is refused
+// while all of them run. With two rings of OutputCap each, a session's
+// kept output is at most 2 * maxProcs * OutputCap.
+const maxProcs = 64
+
 // proc is one background process of a session.
 type proc struct {
 	id      string
@@ -59,6 +65,11 @@ func (s *Session) Start(req StartRequest) (Proc, error) {
 		kill()
 		return Proc{}, errClosed(s.id)
 	}
+	if !s.makeRoomLocked() {
+		s.mu.Unlock()
+		kill()
+		return Proc{}, errorf(CodeBusy, "%d background processes run in this session, the most it keeps; stop one first", maxProcs)
+	}
 	if err := cmd.Start(); err != nil {
 		s.mu.Unlock()
 		kill()
@@ -76,6 +87,24 @@ func (s *Session) Start(req StartRequest) (Proc, error) {
 	s.m.logf("session %s: started %s %q", s.id, p.id, req.Argv)
 	go p.wait()
 	return p.info(), nil
+}
+
+// makeRoomLocked drops the oldest exited process while the session keeps
+// maxProcs; false when all of them still run. s.mu is held.
+func (s *Session) makeRoomLocked() bool {
+	if len(s.order) < maxProcs {
+		return true
+	}
+	for i, id := range s.order {
+		select {
+		case <-s.procs[id].done:
+			delete(s.procs, id)
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			return true
+		default:
+		}
+	}
+	return false
 }
 
 // wait records how p ended.

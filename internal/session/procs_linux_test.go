@@ -153,3 +153,32 @@ func TestCloseStopsProcs(t *testing.T) {
 		t.Errorf("Get after Close: %v", err)
 	}
 }
+
+// TestProcBound starts more background processes than a session keeps:
+// past the bound an exited one makes room, and while all run a new one is
+// refused.
+func TestProcBound(t *testing.T) {
+	s := newSession(t, newManager(t, Options{}), CreateRequest{})
+	var first Proc
+	for i := range maxProcs {
+		p, err := s.Start(StartRequest{Argv: []string{"sleep", "60"}})
+		if err != nil {
+			t.Fatalf("process %d: %v", i, err)
+		}
+		if i == 0 {
+			first = p
+		}
+	}
+	if _, err := s.Start(StartRequest{Argv: []string{"sleep", "60"}}); code(err) != CodeBusy {
+		t.Fatalf("one past the bound, all running: %v", err)
+	}
+	if _, err := s.Stop(first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Start(StartRequest{Argv: []string{"sleep", "60"}}); err != nil {
+		t.Fatalf("one past the bound, one exited: %v", err)
+	}
+	if ps := s.Procs(); len(ps) != maxProcs || ps[0].ID == first.ID {
+		t.Errorf("kept %d processes, the first %s", len(ps), ps[0].ID)
+	}
+}

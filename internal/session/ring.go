@@ -3,15 +3,17 @@ package session
 import "sync"
 
 // ring keeps the newest cap bytes written to a stream and counts all of
-// them, so that a reader asks by absolute offset. The zero value keeps
-// nothing; make one with newRing.
+// them, so that a reader asks by absolute offset. Its memory grows with
+// what is written, up to cap. The zero value keeps nothing; make one with
+// newRing.
 type ring struct {
 	mu    sync.Mutex
-	buf   []byte // len cap; byte at offset o lies at buf[o%cap]
+	cap   int
+	buf   []byte // at most cap; the byte at offset o lies at buf[o%cap]
 	total int64  // bytes written, ever
 }
 
-func newRing(capacity int) *ring { return &ring{buf: make([]byte, capacity)} }
+func newRing(capacity int) *ring { return &ring{cap: capacity} }
 
 // Write keeps the newest bytes of p; it never fails, so a flood costs no
 // more memory than cap.
@@ -19,10 +21,16 @@ func (r *ring) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := len(p)
-	c := len(r.buf)
+	c := r.cap
 	if c == 0 {
 		r.total += int64(n)
 		return n, nil
+	}
+	if len(r.buf) < c { // still growing: buf holds offsets 0 to total
+		k := min(len(p), c-len(r.buf))
+		r.buf = append(r.buf, p[:k]...)
+		r.total += int64(k)
+		p = p[k:]
 	}
 	if len(p) > c { // only the last cap bytes can survive
 		r.total += int64(len(p) - c)
@@ -42,8 +50,7 @@ func (r *ring) Write(p []byte) (int, error) {
 func (r *ring) Read(from int64) Chunk {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	start := r.total - int64(len(r.buf))
-	start = max(start, 0)
+	start := r.total - int64(len(r.buf)) // len(buf) is min(total, cap)
 	var dropped int64
 	switch {
 	case from < start:
@@ -54,7 +61,7 @@ func (r *ring) Read(from int64) Chunk {
 		start = from
 	}
 	data := make([]byte, 0, r.total-start)
-	c := int64(len(r.buf))
+	c := int64(max(r.cap, 1))
 	for o := start; o < r.total; {
 		at := o % c
 		end := min(c, at+(r.total-o))

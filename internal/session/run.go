@@ -20,9 +20,10 @@ import (
 const waitDelay = 2 * time.Second
 
 // Run runs req to completion, streaming its output through out as it
-// comes and keeping the first OutputCap bytes of each stream in the
-// result. A done ctx (the client went away) kills the command's whole
-// process tree; Run then returns how it ended.
+// comes (one call at a time; none after Run returns) and keeping the
+// first OutputCap bytes of each stream in the result. A done ctx (the
+// client went away) kills the command's whole process tree; Run then
+// returns how it ended.
 func (s *Session) Run(ctx context.Context, req RunRequest, out Output) (RunResult, error) {
 	if err := s.touch(); err != nil {
 		return RunResult{}, err

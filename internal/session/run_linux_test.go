@@ -123,6 +123,11 @@ func TestRunTimeout(t *testing.T) {
 			if !res.TimedOut || res.Limit != "timeout" || res.Signal != "KILL" || res.ExitCode != -1 {
 				t.Errorf("got %+v, want timed out by the timeout limit", res)
 			}
+			// The policy's timeout is the sandbox's: its limit refusal is
+			// recorded, and is this run's.
+			if tc.policy == "capped" && (len(res.Refusals) != 1 || res.Refusals[0].Kind != "limit" || res.Refusals[0].Subject != "timeout") {
+				t.Errorf("refusals %+v, want the timeout's", res.Refusals)
+			}
 		})
 	}
 }

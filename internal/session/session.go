@@ -142,7 +142,7 @@ func (s *Session) fileAPI() (*Files, error) {
 	if s.files != nil {
 		return s.files, nil
 	}
-	f, err := StartFiles(s.sb, s.places(), FileLimits{})
+	f, err := StartFiles(s.sb, s.places(), FileLimits{CommandTimeout: s.resolved.Config.Limits.Timeout})
 	if err != nil {
 		if e, ok := err.(*Error); ok {
 			return nil, e

@@ -19,6 +19,12 @@ type filesBox struct {
 	work  string
 }
 
+// filesBestEffort makes newFilesBox's sandboxes best-effort: where the
+// host refuses user namespaces, a supplied working directory needs it (its
+// git control paths cannot be bound read-only); Landlock and seccomp
+// still hold.
+var filesBestEffort bool
+
 // newFilesBox makes a sandbox of cfg (its working directory a fresh one
 // under base when cfg names none) and starts its file API over places,
 // the working directory alone when places is nil.
@@ -27,6 +33,9 @@ func newFilesBox(t *testing.T, cfg moat.Config, places func(work string) []sessi
 	if cfg.WorkDir == "" {
 		cfg.WorkDir = filepath.Join(t.TempDir(), "work")
 		writeFile(t, filepath.Join(cfg.WorkDir, ".keep"), "")
+	}
+	if filesBestEffort {
+		cfg.Enforcement = moat.BestEffort
 	}
 	if err := session.GrantSelf(&cfg); err != nil {
 		t.Fatalf("GrantSelf: %v", err)

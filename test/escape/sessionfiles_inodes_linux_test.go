@@ -150,3 +150,23 @@ func TestSessionFilesReadOnlyGrant(t *testing.T) {
 		t.Errorf("a write to a read-only place: %v; want %s", err, session.CodePathRefused)
 	}
 }
+
+// TestSessionFilesWithoutNamespaces: the same attacks where the host
+// refuses user namespaces, so the file server runs under Landlock and
+// seccomp alone, in the host's mount namespace (best effort, which a
+// supplied working directory needs there). Not the git hooks: without a
+// mount namespace moat keeps them by Close's scan, not read-only during
+// the run, a gap its report names.
+func TestSessionFilesWithoutNamespaces(t *testing.T) {
+	withoutNamespaces(t, func(t *testing.T) {
+		filesBestEffort = true
+		defer func() { filesBestEffort = false }()
+		t.Run("LinkOut", TestSessionFilesLinkOut)
+		t.Run("DotDot", TestSessionFilesDotDot)
+		t.Run("RenameRace", TestSessionFilesRenameRace)
+		t.Run("OtherSession", TestSessionFilesOtherSession)
+		t.Run("HardLink", TestSessionFilesHardLink)
+		t.Run("FIFO", TestSessionFilesFIFO)
+		t.Run("ReadOnlyGrant", TestSessionFilesReadOnlyGrant)
+	})
+}

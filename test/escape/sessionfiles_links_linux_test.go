@@ -177,6 +177,9 @@ while time.time() < end and not os.path.exists("stop"):
 			r.Stdout += string(data)
 			mu.Unlock()
 		})
+		if !lifted && ok == 0 {
+			t.Errorf("no write of the file API went through d during the race: the probe never raced")
+		}
 		got, _ := os.ReadFile(filepath.Join(outDir, "raced"))
 		os.Remove(filepath.Join(outDir, "raced"))
 		r.Stdout = fmt.Sprintf("outside's raced: %q; API writes that succeeded: %d; read: %.200q", got, ok, r.Stdout)

@@ -57,6 +57,11 @@ func assess(p *spec.Policy, f facts) (layers []spec.Layer, missing, gaps []strin
 	if len(p.FS.Virtual) > 0 {
 		missing = append(missing, "virtual files: Seatbelt cannot show content that is not on the host (they need a mount namespace)")
 	}
+	if p.HostNetwork && len(p.Network.DenyTCPPorts) > 0 {
+		// Off the host's network the profile allows the proxy's port
+		// at most, so the ports are denied already.
+		missing = append(missing, "deny tcp connect: the profile does not yet deny given ports on the host's network")
+	}
 	layers = append(layers, spec.Layer{Name: "rlimits", Active: true, Detail: "per process: CPU time, file size, open files, no core files; the process count is per user (all of the user's processes count)"})
 	if p.Limits.MemoryBytes > 0 {
 		// macOS enforces neither RLIMIT_AS nor RLIMIT_DATA on mapped

@@ -30,7 +30,9 @@ import (
 type procSampler struct {
 	proc int // the /proc directory measured
 	page int64
-	size int64 // the size field of the last statm read
+	size int64          // the size field of the last statm read
+	seen int            // the processes the last walk (processes) found, the init aside
+	held map[string]int // schedstat files held open (helper_memquiet_linux.go)
 	buf  []byte
 }
 
@@ -40,10 +42,13 @@ func newProcSampler(path string) (*procSampler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &procSampler{proc: fd, page: int64(unix.Getpagesize()), buf: make([]byte, 16<<10)}, nil
+	return &procSampler{proc: fd, page: int64(unix.Getpagesize()), held: map[string]int{}, buf: make([]byte, 16<<10)}, nil
 }
 
-func (s *procSampler) close() { unix.Close(s.proc) }
+func (s *procSampler) close() {
+	s.release()
+	unix.Close(s.proc)
+}
 
 // gone reports whether err says that the process or descriptor read went
 // away meanwhile: then it holds nothing.
@@ -59,10 +64,12 @@ func (s *procSampler) processes(skip string) (int64, error) {
 		return 0, fmt.Errorf("list /proc: %w", err)
 	}
 	var total int64
+	s.seen = 0
 	for _, name := range names {
 		if name == skip || atoi(name) <= 0 {
 			continue
 		}
+		s.seen++
 		n, err := s.resident(name)
 		if err != nil {
 			return 0, err

@@ -61,7 +61,10 @@ type memoryWatch struct {
 	initCh  int   // the zygote's channel to the init, which kills and tells moat
 	nice    int   // the sandbox's CPU and I/O priority, which the watch's thread takes
 	ioprio  int
-	guard   *sockGuard // the socket guard, whose pending calls count, or nil
+	guard   *sockGuard   // the socket guard, whose pending calls count, or nil
+	gate    *commandGate // told of each command the zygote starts
+	quiet   bool         // whether a tick may skip the full sample (not on nohz_full hosts)
+	cpus    int          // the host's possible CPUs, 0 if unknown (quietWait)
 }
 
 // openShm opens the sandbox's /dev/shm.
@@ -122,20 +125,46 @@ func (w *memoryWatch) run() {
 		return
 	}
 	defer s.close()
+	// The waits and the quiet ticks run on a goroutine of their own,
+	// not on this locked thread, which wakes only for a full sample
+	// (helper_memquiet_linux.go).
+	ticks := w.startTicks(s)
+	defer close(ticks.req)
 	wait := memoryPollInterval
 	failed := 0
+	// last is the threads' counts read just before the last full sample
+	// that measured, lastFull when, lastGen the commands started by then,
+	// headroom what it left below the limit; last is nil when no quiet
+	// tick may skip a sample.
+	var last, spare cpuSnapshot
+	var lastFull time.Time
+	var lastGen uint64
+	var headroom int64
+	var socks sockSig
+	sockBuf := make([]byte, 2048)
 	for {
 		// The first sample after one interval, as every other: nothing
 		// has been allocated at the start, and a command starting then
 		// needs the CPU more.
-		time.Sleep(wait)
+		ticks.req <- quietTicks{wait: wait, last: last, since: lastFull, gen: lastGen, headroom: headroom, socks: socks}
+		gen := <-ticks.due
 		before := threadCPU()
+		var now cpuSnapshot
+		if w.quiet {
+			// What the next quiet ticks compare with, read before
+			// the sample so that what changes during it is seen.
+			var ok bool
+			if socks, ok = w.sockets(sockBuf); ok {
+				now, _ = s.snapshot("1", spare)
+			}
+		}
 		u, err := w.sample(s)
 		cost := threadCPU() - before
 		switch {
 		case err != nil && failed < memoryRetries:
 			failed++
 			wait = memoryRetryDelay
+			last = nil
 			continue
 		case err != nil:
 			w.kill(unmeasurable(err))
@@ -145,7 +174,20 @@ func (w *memoryWatch) run() {
 			w.clearShared()
 		}
 		failed = 0
-		wait = pollInterval(cost)
+		headroom = w.limit - u.total()
+		if err != nil {
+			headroom = 0
+		}
+		wait = quietWait(headroom, w.cpus, cost)
+		last, spare = now, last
+		lastFull, lastGen = time.Now(), gen
+		if err == nil && s.seen == 0 && w.gate.started.Load() == gen {
+			// No process but the init, and no command started
+			// since before the walk: nothing can grow until the
+			// next one starts.
+			<-w.gate.wake
+			last, wait = nil, memoryPollInterval
+		}
 	}
 }
 

@@ -29,9 +29,11 @@ import (
 type zygoteProc struct {
 	spec     helperSpec
 	rules    *ruleset
-	plan     []llRule // the Landlock rules, planned once
-	proxyFD  int      // the proxy's listener in the network namespace, or -1
-	dnsFD    int      // the DNS stub's listener in the network namespace, or -1
+	portDeny *ruleset         // the layer that denies TCP connect to given ports, or nil
+	steady   chan<- steadyJob // the thread that forks commands under portDeny, or nil
+	plan     []llRule         // the Landlock rules, planned once
+	proxyFD  int              // the proxy's listener in the network namespace, or -1
+	dnsFD    int              // the DNS stub's listener in the network namespace, or -1
 	filter   []unix.SockFilter
 	pidnsFD  int      // the sandbox's PID namespace, or -1 without namespaces
 	initPid  int      // the sandbox's init, our child, reaped before we exit; 0 without one
@@ -42,7 +44,8 @@ type zygoteProc struct {
 	mu       sync.Mutex
 	started  []int // process groups of the commands, for cleanup without a PID namespace
 	cleaning sync.Once
-	guard    *sockGuard // the socket guard, when the spec asks for it
+	guard    *sockGuard   // the socket guard, when the spec asks for it
+	gate     *commandGate // wakes the memory watch for each command, or nil without one
 }
 
 // zygoteMain is the zygote role.
@@ -136,6 +139,9 @@ func (z *zygoteProc) build(fds []int) error {
 		return err
 	}
 	z.rules = rules
+	if z.portDeny, err = buildPortDeny(s); err != nil { // helper_portdeny_linux.go
+		return err
+	}
 	if s.SuperviseSockets && z.guard == nil {
 		return fmt.Errorf("socket guard: needs the sandbox's namespaces")
 	}
@@ -155,6 +161,9 @@ func (z *zygoteProc) build(fds []int) error {
 		return err
 	}
 	z.limits = append([]rlimit{{Resource: unix.RLIMIT_CORE, Value: 0}}, s.Rlimits...)
+	if z.portDeny != nil && z.guard == nil && !s.HideProc {
+		z.steady = z.startSteady() // helper_portdeny_linux.go
+	}
 	return applyRlimits(nil) // the zygote's own core limit: 0
 }
 
@@ -227,6 +236,7 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 			return fmt.Errorf("open /proc: %w", err)
 		}
 	}
+	quiet, cpus := !ticklessCPUs(), possibleCPUs() // the host's /sys, before the pivot
 	initCh := -1
 	err = setupMounts(s, func() error {
 		var err error
@@ -247,8 +257,9 @@ func (z *zygoteProc) buildNamespaces(initSock int) error {
 		z.guard.notify = initCh
 	}
 	if s.MemoryBytes > 0 {
+		z.gate = newCommandGate()
 		w := &memoryWatch{limit: s.MemoryBytes, ownTCP4: ownTCP4, ipcFD: z.ipcFD, initCh: initCh, proc: hostProc,
-			nice: s.Nice, ioprio: s.IOPriority, guard: z.guard}
+			nice: s.Nice, ioprio: s.IOPriority, guard: z.guard, gate: z.gate, quiet: quiet, cpus: cpus}
 		w.openShm("/dev/shm")
 		go w.run() // helper_memwatch_linux.go
 	}
@@ -294,11 +305,18 @@ func (z *zygoteProc) runCommand(cmd *commandSpec, files []int) reply {
 	if len(files) != cmd.Files || len(files) < 3 {
 		return reply{Error: fmt.Sprintf("command came with %d descriptors, want %d (at least 3)", len(files), cmd.Files), Code: 125}
 	}
+	if z.gate != nil {
+		z.gate.commandStarting() // before the fork: the memory watch may sleep
+	}
 	done := make(chan reply)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
-		done <- z.forkCommand(cmd, files)
-	}()
+	if z.steadyFits(files) {
+		z.steady <- steadyJob{cmd: cmd, files: files, done: done} // helper_portdeny_linux.go
+	} else {
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+			done <- z.forkCommand(cmd, files)
+		}()
+	}
 	r := <-done
 	if r.Pid > 0 && z.pidnsFD < 0 {
 		z.mu.Lock()
@@ -312,16 +330,6 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 	t := newTracer(cmd.TraceStart)
 	t.mark("command received")
 	fail := func(err error) reply { return reply{Error: err.Error(), Code: 125} }
-	if z.pidnsFD >= 0 {
-		if err := unix.Setns(z.pidnsFD, unix.CLONE_NEWPID); err != nil {
-			return fail(fmt.Errorf("join pid namespace: %w", err))
-		}
-	}
-	if z.ipcFD >= 0 {
-		if err := unix.Setns(z.ipcFD, unix.CLONE_NEWIPC); err != nil {
-			return fail(fmt.Errorf("join ipc namespace: %w", err))
-		}
-	}
 	rules := z.rules
 	if terminals := terminalFDs(files[:3]); len(terminals) > 0 {
 		// The command's own terminal needs a rule of its own, in a
@@ -338,19 +346,7 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 		}
 		rules = rs
 	}
-	if err := z.hideProc(); err != nil { // helper_fspolicy_linux.go
-		return fail(err)
-	}
-	if err := applyPriority(z.spec.Nice, z.spec.IOPriority); err != nil {
-		return fail(err)
-	}
-	if err := dropCapabilities(); err != nil {
-		return fail(err)
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fail(fmt.Errorf("no_new_privs: %w", err))
-	}
-	if err := rules.restrictThread(); err != nil {
+	if err := z.restrictThread(rules); err != nil {
 		return fail(err)
 	}
 	cpath, err := unix.BytePtrFromString(cmd.Path)
@@ -378,6 +374,49 @@ func (z *zygoteProc) forkCommand(cmd *commandSpec, files []int) reply {
 		return fail(err)
 	}
 	t.mark("restrict thread")
+	return z.spawn(cmd, files, cpath, t)
+}
+
+// restrictThread puts the calling thread in the sandbox's PID and IPC
+// namespaces and under every restriction but the seccomp filter: rules
+// (the filesystem's) and the port deny layer, no capabilities,
+// no_new_privs, the sandbox's priority.
+func (z *zygoteProc) restrictThread(rules *ruleset) error {
+	if z.pidnsFD >= 0 {
+		if err := unix.Setns(z.pidnsFD, unix.CLONE_NEWPID); err != nil {
+			return fmt.Errorf("join pid namespace: %w", err)
+		}
+	}
+	if z.ipcFD >= 0 {
+		if err := unix.Setns(z.ipcFD, unix.CLONE_NEWIPC); err != nil {
+			return fmt.Errorf("join ipc namespace: %w", err)
+		}
+	}
+	if err := z.hideProc(); err != nil { // helper_fspolicy_linux.go
+		return err
+	}
+	if err := applyPriority(z.spec.Nice, z.spec.IOPriority); err != nil {
+		return err
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := rules.restrictThread(); err != nil {
+		return err
+	}
+	if z.portDeny != nil {
+		if err := z.portDeny.restrictThread(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spawn forks and execs the command from the calling, restricted thread.
+func (z *zygoteProc) spawn(cmd *commandSpec, files []int, cpath *byte, t *tracer) reply {
 	pid, err := forkExecLimited(&execStart{ // helper_exec_linux.go
 		path: cmd.Path, cpath: cpath, argv: cmd.Args, env: cmd.Env, dir: cmd.Dir, files: files,
 		setsid: true, ctty: cmd.Pty, limits: z.limits,

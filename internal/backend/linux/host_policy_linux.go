@@ -52,6 +52,11 @@ func (e *Engine) buildBaseSpec() helperSpec {
 		MemoryBytes:  p.Limits.MemoryBytes,
 		ProxyPort:    p.Network.ProxyPort,
 	}
+	if p.HostNetwork && e.host.LandlockABI >= 4 {
+		// Only the host's network leaves TCP connect open; without
+		// Landlock's TCP rules assess reports what is missing.
+		s.DenyTCPPorts = p.Network.DenyTCPPorts
+	}
 	e.etcHidden = nil
 	if e.host.Root {
 		e.etcHidden = etcHidden() // one scan, for the rules and the masks
@@ -300,6 +305,9 @@ func (e *Engine) assess() (layers []spec.Layer, missing []string) {
 		missing = append(missing, "network: "+net.Detail)
 	}
 	layers = append(layers, net)
+	if ports := e.policy.Network.DenyTCPPorts; len(ports) > 0 {
+		layers, missing = e.portDenyLayer(layers, missing, ports)
+	}
 
 	scope := spec.Layer{Name: "landlock-scope", Active: h.LandlockABI >= 6}
 	if scope.Active {

@@ -134,6 +134,9 @@ func Missing(p *spec.Policy) []string {
 	if len(p.View.SharedTemp) > 0 {
 		m = append(m, "windows: shared temp: the user's temp directory is not shown to the container")
 	}
+	if p.HostNetwork && len(p.Network.DenyTCPPorts) > 0 {
+		m = append(m, "windows: deny tcp connect: an AppContainer on the host's network cannot be kept from given ports")
+	}
 	return m
 }
 
