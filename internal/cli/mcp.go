@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"reflect"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/mcpserver"
 	"github.com/moat-sandbox/moat/internal/session"
 )
@@ -55,6 +57,11 @@ func runMCP(std stdio, policyFile, listen string) error {
 	if err != nil {
 		return err
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := mcpVenvs(ctx, std, pols); err != nil {
+		return err
+	}
 	var ln net.Listener
 	opt := session.Options{Policies: pols, Log: std.err}
 	if listen != "" {
@@ -75,8 +82,6 @@ func runMCP(std stdio, policyFile, listen string) error {
 	if err != nil {
 		return fail(err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if ln == nil {
 		err := srv.Run(ctx, &mcp.IOTransport{Reader: std.in, Writer: nopCloser{std.out}})
 		if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
@@ -85,6 +90,29 @@ func runMCP(std stdio, policyFile, listen string) error {
 		return nil
 	}
 	return serveMCPHTTP(ctx, std, srv, ln)
+}
+
+// mcpVenvs builds, once at start, the venv of each policy whose [python]
+// table says anything, as moat python would, and gives it to the policy's
+// sandboxes, so that run_python's interpreter is the venv's; a policy
+// without one runs python3 from the sandbox's PATH.
+func mcpVenvs(ctx context.Context, std stdio, pols []session.Policy) error {
+	for i := range pols {
+		py := pols[i].Result.Python
+		if reflect.ValueOf(py).IsZero() {
+			continue
+		}
+		vc, err := py.VenvConfig()
+		if err != nil {
+			return usagef("policy %q: %s", pols[i].Name, err)
+		}
+		v, err := (&moat.VenvManager{Progress: venvProgress(std.err)}).Create(ctx, vc)
+		if err != nil {
+			return fail(fmt.Errorf("policy %q: venv: %w", pols[i].Name, err))
+		}
+		pols[i].Result.Config.Python = &moat.PythonConfig{Venv: v.Path, AllowPipInstall: py.AllowPip()}
+	}
+	return nil
 }
 
 // serveMCPHTTP serves srv on ln with a fresh token until ctx ends.
