@@ -129,8 +129,8 @@ func TestMoatMCPPythonVenv(t *testing.T) {
 	cache := []string{"XDG_CACHE_HOME=" + t.TempDir()}
 	const call = `{"name":"run_python","arguments":{"code":"import sys\nsys.prefix != sys.base_prefix"}}`
 	for _, tc := range []struct {
-		name string
-		args []string
+		name   string
+		args   []string
 		inVenv bool
 	}{
 		{"venv", []string{"--policy", pol}, true},
