@@ -133,8 +133,15 @@ func failure(err error) (*mcp.CallToolResult, any, error) {
 	} else {
 		info.Message = fmt.Sprintf("%q", err.Error())
 	}
-	if info.Setting != "" {
-		info.Advice = advice(info.Setting)
+	switch info.Code {
+	case session.CodeMemoryBudget, session.CodeTooMany:
+		// The session core's words name narrowing, which MCP never offers.
+		info.Message = "moat mcp already holds as many sandboxes as its bounds allow (one per connection)"
+		info.Advice = "close another MCP connection to this server, or the user can lower the memory limit of the policy moat mcp was started with (moat's --memory SIZE, Limits.MemoryBytes)"
+	default:
+		if info.Setting != "" {
+			info.Advice = advice(info.Setting)
+		}
 	}
 	text := fmt.Sprintf("error (%s): %s", info.Code, info.Message)
 	if info.Advice != "" {
