@@ -150,8 +150,14 @@ func TestImportDirection(t *testing.T) {
 					imp != mod+"/internal/serve" && // moat serve's HTTP face
 					imp != mod+"/internal/report/jsonv1/schematest" && // test helper, like moattest
 					!within(imp, mod+"/redact") && imp != mod+"/internal/hfhub/hubtest" &&
-					imp != mod+"/internal/moattest" // test helper; "no production code" below keeps it out of the binary
+					imp != mod+"/internal/moattest" && // test helper; "no production code" below keeps it out of the binary
+					imp != mod+"/internal/session" && imp != mod+"/internal/mcpserver" // the session core and moat mcp's server
 			}},
+		// moat mcp never offers restoring from the quarantine: its server
+		// never imports the code that restores (runjournal, below moat,
+		// moves files into the quarantine, which is why the rule is direct).
+		{"mcpserver imports neither the quarantine nor the CLI", "./internal/mcpserver/...", false, true,
+			under(mod+"/internal/quarantine", mod+"/internal/cli", mod+"/cmd")},
 		{"ipc depends on nothing else of the module", "./ipc/...", true, false,
 			func(imp string) bool { return within(imp, mod) && !within(imp, mod+"/ipc") }},
 		// internal/paths is the one "lies under" (on Windows through

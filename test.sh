@@ -213,6 +213,18 @@ for os in darwin windows; do
 done
 echo "started"
 
+# test/mcpclient drives moat mcp with MCP clients from npm: the TypeScript
+# SDK's client (@modelcontextprotocol/sdk) and the conformance suite
+# (@modelcontextprotocol/conformance), pinned by its package-lock.json.
+# npm ci installs them into test/mcpclient/node_modules, which git ignores,
+# when they are missing or differ from the lock; its tests fail without
+# them.
+step "npm packages of test/mcpclient (MCP client and conformance suite)"
+if ! (cd test/mcpclient && npm ls --silent >/dev/null 2>&1); then
+	(cd test/mcpclient && npm ci --silent --no-audit --no-fund) || failed_steps+=("npm ci in test/mcpclient")
+fi
+echo "ok  	test/mcpclient/node_modules"
+
 step "unit and integration tests"
 t0=$SECONDS
 go test -count=1 -timeout 30m $(go list ./... | grep -v -e /test/escape -e /test/workloads -e /test/recipes) ||

@@ -49,6 +49,7 @@ off, and fork bombs, memory bombs and disk fills are stopped.`,
 	root.AddCommand(newServeCmd(std))                   // serve.go
 	root.AddCommand(newTrustCmd(std))
 	root.AddCommand(newQuarantineCmd(std)) // quarantine.go                   // trustcmd.go
+	root.AddCommand(newMCPCmd(std))        // mcp.go
 	return root
 }
 
