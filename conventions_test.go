@@ -146,6 +146,7 @@ func TestImportDirection(t *testing.T) {
 					imp != mod+"/internal/hostinput" && imp != mod+"/internal/report/jsonv1" && imp != mod+"/internal/settings" &&
 					imp != mod+"/internal/quarantine" && imp != mod+"/internal/termsafe" && imp != mod+"/internal/paths" &&
 					imp != mod+"/internal/hostprobe" && // moat doctor's probe of the host, never the library's
+					imp != mod+"/internal/session" && imp != mod+"/internal/serve" && // moat serve's session core and HTTP face
 					imp != mod+"/internal/report/jsonv1/schematest" && // test helper, like moattest
 					!within(imp, mod+"/redact") && imp != mod+"/internal/hfhub/hubtest" &&
 					imp != mod+"/internal/moattest" // test helper; "no production code" below keeps it out of the binary

@@ -46,6 +46,7 @@ off, and fork bombs, memory bombs and disk fills are stopped.`,
 	root.AddCommand(newExecCmd(std), newPolicyCmd(std)) // exec.go, policycmd.go
 	root.AddCommand(newSetupCmd(std))                   // setup.go
 	root.AddCommand(newRedactCmd(std))                  // redact.go
+	root.AddCommand(newServeCmd(std))                   // serve.go
 	root.AddCommand(newTrustCmd(std))
 	root.AddCommand(newQuarantineCmd(std)) // quarantine.go                   // trustcmd.go
 	return root

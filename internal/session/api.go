@@ -82,6 +82,10 @@ type Options struct {
 	OutputCap int
 	// Log receives one line per session event; nil discards.
 	Log io.Writer
+	// DenyTCPPorts are the host's TCP ports that no session's command may
+	// connect to (the server's own listener): they go to each session's
+	// moat.Config.DenyTCPConnect. Nil denies none.
+	DenyTCPPorts []uint16
 }
 
 // CreateRequest asks for a session.
@@ -219,6 +223,7 @@ type Error struct {
 	Setting string
 }
 
+// Error returns the message.
 func (e *Error) Error() string { return e.Message }
 
 // Error codes. The HTTP face maps each to one status.

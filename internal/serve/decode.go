@@ -1,0 +1,93 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/moat-sandbox/moat/internal/session"
+)
+
+// Body limits: a file write carries up to 16 MiB of content (more in
+// base64 and JSON escapes, hence the room), everything else 1 MiB.
+const (
+	maxFileBody  = 16 << 20
+	maxOtherBody = 1 << 20
+	// maxFileContent bounds the decoded content of one file write.
+	maxFileContent = 16 << 20
+	// bodyReadTime bounds how long a client may take to send a body.
+	bodyReadTime = 60 * time.Second
+)
+
+// fileBodyLimit is the body limit of a file write: 16 MiB of content as
+// base64 (4/3) plus its JSON.
+const fileBodyLimit = maxFileBody/3*4 + 4 + maxOtherBody
+
+// decodeBody reads r's body, at most limit bytes, as exactly one JSON
+// value into v, refusing unknown fields: bad_request or too_large.
+func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return errf(session.CodeBadRequest, fmt.Sprintf("Content-Type %q: send application/json", trimmed(ct)))
+		}
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTime))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return errf(session.CodeTooLarge, fmt.Sprintf("the request body is over %d bytes", limit))
+		}
+		return errf(session.CodeBadRequest, "reading the request body: "+err.Error())
+	}
+	return decodeJSON(body, v)
+}
+
+// decodeJSON decodes exactly one JSON value from body into v, refusing
+// unknown fields and anything after the value.
+func decodeJSON(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errf(session.CodeBadRequest, "the request body is empty; send a JSON object")
+		}
+		return errf(session.CodeBadRequest, "the request body: "+trimmed(err.Error()))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errf(session.CodeBadRequest, "the request body has more after its JSON value; send one")
+	}
+	return nil
+}
+
+// trimmed bounds s (which may echo client input) for an error message.
+func trimmed(s string) string {
+	const max = 200
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
+}
+
+// writeJSON answers v with status, giving a slow reader a bounded time.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		data = []byte(`{"error":{"code":"internal","message":"encoding the response failed"}}`)
+	}
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(writeTime))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// writeTime bounds the writing of one response or one streamed event.
+const writeTime = 30 * time.Second

@@ -1,0 +1,292 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/moat-sandbox/moat"
+	"github.com/moat-sandbox/moat/internal/hostfacts"
+	"github.com/moat-sandbox/moat/policy"
+)
+
+// narrow applies a client's narrowing n to the pinned policy r and returns
+// the narrowed copy; r itself is never changed. Anything that would give
+// the session more than r is an *Error with CodeWiden naming the setting;
+// a malformed value is CodeBadRequest.
+func narrow(r policy.Result, n Narrowing) (policy.Result, error) {
+	out := r
+	out.Grants = slices.Clone(r.Grants)
+	out.Network.AllowDomains = slices.Clone(r.Network.AllowDomains)
+	out.Network.AllowLocal = slices.Clone(r.Network.AllowLocal)
+	if err := narrowNetwork(&out.Network, n); err != nil {
+		return policy.Result{}, err
+	}
+	grants, err := narrowGrants(out.Grants, n.Grants)
+	if err != nil {
+		return policy.Result{}, err
+	}
+	out.Grants = grants
+	if err := narrowLimits(&out.Config.Limits, n.Limits, r.WorkDir); err != nil {
+		return policy.Result{}, err
+	}
+	if err := narrowIsolation(&out.Config, n.Isolation); err != nil {
+		return policy.Result{}, err
+	}
+	if n.NoBuild {
+		out.Config.Build = false
+	}
+	return out, nil
+}
+
+// narrowNetwork applies n's network settings to net.
+func narrowNetwork(net *policy.Network, n Narrowing) error {
+	mode := net.Mode
+	if mode == "" {
+		mode = policy.NetworkDeny
+	}
+	switch n.Network {
+	case "":
+		if len(n.AllowDomains) > 0 {
+			return settingErrorf(CodeBadRequest, "network", `allow_domains needs "network": "allow-list"`)
+		}
+		return nil
+	case policy.NetworkDeny:
+		if len(n.AllowDomains) > 0 {
+			return settingErrorf(CodeBadRequest, "network", `allow_domains needs "network": "allow-list", not "deny"`)
+		}
+		*net = policy.Network{Mode: policy.NetworkDeny}
+		return nil
+	case policy.NetworkAllowList:
+	default:
+		return settingErrorf(CodeBadRequest, "network", "narrow.network %q: want \"deny\" or \"allow-list\"", n.Network)
+	}
+	if len(n.AllowDomains) == 0 {
+		return settingErrorf(CodeBadRequest, "network", `"network": "allow-list" needs at least one of allow_domains`)
+	}
+	if mode == policy.NetworkDeny {
+		return settingErrorf(CodeWiden, "network", "the policy allows no network; a session may only narrow it, so ask for no network setting or \"deny\"")
+	}
+	var kept []string
+	for _, d := range n.AllowDomains {
+		nd, err := policy.ParseDomain(d)
+		if err != nil {
+			return settingErrorf(CodeBadRequest, "network", "narrow.allow_domains %q: %v", d, err)
+		}
+		if mode == policy.NetworkAllowList && !slices.ContainsFunc(net.AllowDomains, func(p string) bool { return domainCovers(p, nd) }) {
+			return settingErrorf(CodeWiden, "network", "narrow.allow_domains %q: the policy's allow list does not allow it; allowed: %q", d, net.AllowDomains)
+		}
+		if !slices.Contains(kept, nd) {
+			kept = append(kept, nd)
+		}
+	}
+	net.Mode, net.AllowDomains = policy.NetworkAllowList, kept
+	return nil
+}
+
+// domainCovers says whether the policy's allow-list pattern p allows
+// everything the normalized pattern d allows: the same host, or a host (or
+// wildcard) under p's wildcard, on p's port or, when p names none, any.
+func domainCovers(p, d string) bool {
+	ph, pp := splitPort(p)
+	dh, dp := splitPort(d)
+	if pp != "" && pp != dp {
+		return false
+	}
+	if ph == dh {
+		return true
+	}
+	suffix, ok := strings.CutPrefix(ph, "*")
+	return ok && strings.HasPrefix(suffix, ".") && strings.HasSuffix(dh, suffix) && len(dh) > len(suffix)
+}
+
+// splitPort splits a normalized pattern into host and port ("" for none):
+// "[::1]:80", "example.com:443", "::1".
+func splitPort(s string) (host, port string) {
+	if strings.HasPrefix(s, "[") {
+		if i := strings.Index(s, "]"); i > 0 {
+			return s[1:i], strings.TrimPrefix(s[i+1:], ":")
+		}
+		return s, ""
+	}
+	if strings.Count(s, ":") == 1 {
+		h, p, _ := strings.Cut(s, ":")
+		return h, p
+	}
+	return s, ""
+}
+
+// narrowGrants keeps, of the policy's grants, what want names: "none"
+// drops a grant, letters keep a subset of its access.
+func narrowGrants(grants []moat.PathRequest, want map[string]string) ([]moat.PathRequest, error) {
+	if len(want) == 0 {
+		return grants, nil
+	}
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the first error is the same every time
+	drop := map[int]bool{}
+	for _, k := range keys {
+		i := slices.IndexFunc(grants, func(g moat.PathRequest) bool { return samePath(g.Path, k) })
+		if i < 0 {
+			return nil, settingErrorf(CodeWiden, "grants", "narrow.grants %q: the policy grants no such path; a session may only narrow the policy's grants", k)
+		}
+		v := want[k]
+		if v == "none" {
+			drop[i] = true
+			continue
+		}
+		a, err := parseAccess(v)
+		if err != nil {
+			return nil, settingErrorf(CodeBadRequest, "grants", "narrow.grants %q: %q: %v", k, v, err)
+		}
+		have := grants[i].Access | moat.READ
+		if a&^have != 0 {
+			return nil, settingErrorf(CodeWiden, "grants", "narrow.grants %q: %q asks for more than the policy's %q", k, v, accessLetters(have))
+		}
+		grants[i].Access = a
+	}
+	out := grants[:0]
+	for i, g := range grants {
+		if !drop[i] {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// samePath says whether the client's key names the grant path g, as
+// written or made absolute.
+func samePath(g, key string) bool {
+	if key == "" {
+		return false
+	}
+	g, key = filepath.Clean(g), filepath.Clean(key)
+	if g == key {
+		return true
+	}
+	ag, err1 := filepath.Abs(g)
+	ak, err2 := filepath.Abs(key)
+	return err1 == nil && err2 == nil && ag == ak
+}
+
+// parseAccess reads access letters "r", "w", "x" in any order, each at
+// most once; w and x imply r.
+func parseAccess(s string) (moat.Access, error) {
+	if s == "" {
+		return 0, errorf(CodeBadRequest, `want "none" or letters of "rwx"`)
+	}
+	var a moat.Access
+	for _, c := range s {
+		var bit moat.Access
+		switch c {
+		case 'r':
+			bit = moat.READ
+		case 'w':
+			bit = moat.WRITE
+		case 'x':
+			bit = moat.EXEC
+		default:
+			return 0, errorf(CodeBadRequest, `want "none" or letters of "rwx"`)
+		}
+		if a&bit != 0 {
+			return 0, errorf(CodeBadRequest, "a letter given twice")
+		}
+		a |= bit
+	}
+	return a | moat.READ, nil
+}
+
+// accessLetters spells a as "r", "rw", "rx" or "rwx".
+func accessLetters(a moat.Access) string {
+	s := "r"
+	if a&moat.WRITE != 0 {
+		s += "w"
+	}
+	if a&moat.EXEC != 0 {
+		s += "x"
+	}
+	return s
+}
+
+// narrowLimits lowers l by n. A policy's zero is moat's default, negative
+// unlimited; each requested value must be positive and at most the
+// policy's effective value.
+func narrowLimits(l *moat.Limits, n NarrowLimits, workDir string) error {
+	type lim struct {
+		name, setting string
+		have          *int64
+		want          int64
+		def           func() int64 // moat's default for a zero; 0 = none
+	}
+	timeout := int64(l.Timeout / time.Millisecond)
+	list := []lim{
+		{"memory_bytes", "limits.max-memory", &l.MemoryBytes, n.MemoryBytes, hostfacts.HalfMemory},
+		{"processes", "limits.max-processes", &l.Processes, n.Processes, func() int64 { return moat.DefaultProcesses }},
+		{"disk_bytes", "limits.max-disk", &l.DiskBytes, n.DiskBytes, func() int64 { return defaultDisk(workDir) }},
+		{"file_size_bytes", "limits.max-file-size", &l.FileSizeBytes, n.FileSizeBytes, func() int64 { return moat.DefaultFileSizeBytes }},
+		{"cpu_seconds", "limits.max-cpu-time", &l.CPUSeconds, n.CPUSeconds, nil},
+		{"timeout_ms", "limits.timeout", &timeout, n.TimeoutMS, nil},
+	}
+	for _, x := range list {
+		switch {
+		case x.want == 0:
+			continue
+		case x.want < 0:
+			return settingErrorf(CodeBadRequest, x.setting, "narrow.limits.%s %d: want a positive value, or leave it out to keep the policy's", x.name, x.want)
+		}
+		have := *x.have
+		if have == 0 && x.def != nil {
+			have = x.def()
+		}
+		if have > 0 && x.want > have {
+			return settingErrorf(CodeWiden, x.setting, "narrow.limits.%s %d: above the policy's %d; a session may only lower a limit", x.name, x.want, have)
+		}
+		*x.have = x.want
+	}
+	if n.TimeoutMS > 0 {
+		l.Timeout = time.Duration(timeout) * time.Millisecond
+	}
+	return nil
+}
+
+// defaultDisk is what moat's default disk limit would give, about: half
+// the space free where the working directory lies (the system temporary
+// directory for a fresh one); 1 byte when it cannot be measured, so that
+// no request passes for narrower than an unknown default.
+func defaultDisk(workDir string) int64 {
+	dir := workDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	free, err := hostfacts.FreeBytes(dir)
+	if err != nil || free <= 0 {
+		return 1
+	}
+	return free / 2
+}
+
+// narrowIsolation makes the isolation level stricter, never looser. The
+// policy's protections are kept as they are.
+func narrowIsolation(cfg *moat.Config, want string) error {
+	var iso moat.Isolation
+	switch want {
+	case "":
+		return nil
+	case "strict":
+		iso = moat.IsolationStrict
+	case "default":
+		iso = moat.IsolationDefault
+	default:
+		return settingErrorf(CodeBadRequest, "isolation", "narrow.isolation %q: want \"strict\" or \"default\"", want)
+	}
+	if iso > cfg.Isolation {
+		return settingErrorf(CodeWiden, "isolation", "narrow.isolation %q: looser than the policy's %q", want, cfg.Isolation.String())
+	}
+	cfg.Isolation = iso
+	return nil
+}
