@@ -26,6 +26,21 @@ import (
 	"time"
 )
 
+// systemPath is the PATH the test user runs with when this test runs as
+// root (test.sh's, for the same user).
+const systemPath = "/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin"
+
+// lookPath finds an executable file named name in the directories of path.
+func lookPath(name, path string) (string, error) {
+	for _, d := range filepath.SplitList(path) {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o001 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: not found as a file others may execute", name)
+}
+
 // ready is the line `moat serve` prints when it listens.
 type ready struct {
 	Socket    string `json:"socket"`
@@ -108,14 +123,20 @@ func (c *capped) String() string {
 // refusal read back from the run, the refusals and the report) and the
 // API's error paths.
 func TestPythonClient(t *testing.T) {
-	py, err := exec.LookPath("python3")
+	as := testUser(t)
+	path := os.Getenv("PATH")
+	if as.name != "" {
+		// The test user's own PATH, as test.sh gives it: root's may hold
+		// shims under /root that the user cannot run.
+		path = systemPath
+	}
+	py, err := lookPath("python3", path)
 	if err != nil {
-		t.Fatalf("python3 is missing: the Python client's tests cannot run (install python3): %v", err)
+		t.Fatalf("python3 is missing from PATH %q: the Python client's tests cannot run (install python3): %v", path, err)
 	}
 	if out, err := exec.Command(py, "-c", "import sys; assert sys.version_info >= (3, 9), sys.version").CombinedOutput(); err != nil {
-		t.Fatalf("python3 is older than 3.9: %v\n%s", err, out)
+		t.Fatalf("%s is older than Python 3.9: %v\n%s", py, err, out)
 	}
-	as := testUser(t)
 	_, src, _, ok := runtime.Caller(0)
 	if !ok {
 		t.Fatal("cannot find this source file")
@@ -167,7 +188,7 @@ func TestPythonClient(t *testing.T) {
 		private[d] = p
 	}
 	env := []string{
-		"PATH=" + os.Getenv("PATH"),
+		"PATH=" + path,
 		"HOME=" + as.home,
 		"LANG=C.UTF-8",
 		"XDG_STATE_HOME=" + private["state"],
