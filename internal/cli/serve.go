@@ -129,6 +129,10 @@ func runServe(std stdio, f serveFlags) error {
 	}
 	ls, err := serve.Listen(serve.ListenOptions{Socket: f.socket, TCP: f.listen, Token: token, Log: std.err})
 	if err != nil {
+		var place *serve.PlaceError
+		if errors.As(err, &place) && f.socket != "" {
+			return usagef("--socket %q: %v", f.socket, err)
+		}
 		return failf("serve: %w", err)
 	}
 	defer ls.Close()

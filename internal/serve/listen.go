@@ -84,7 +84,7 @@ func Listen(opt ListenOptions) (*Listeners, error) {
 	}
 	dir := filepath.Dir(sock)
 	if dir == "/tmp" || dir == filepath.Clean(os.TempDir()) {
-		return nil, fmt.Errorf("socket %q: not directly in %s, which every user can write; name a private directory", sock, dir)
+		return nil, &PlaceError{fmt.Errorf("socket %q: not directly in %s, which every user can write; name a private directory", sock, dir)}
 	}
 	if !explicit {
 		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
@@ -92,7 +92,7 @@ func Listen(opt ListenOptions) (*Listeners, error) {
 		}
 	}
 	if err := checkPrivateDir(dir, !explicit); err != nil {
-		return nil, fmt.Errorf("socket directory %q: %w", dir, err)
+		return nil, &PlaceError{fmt.Errorf("socket directory %q: %w", dir, err)}
 	}
 	l := &Listeners{Socket: sock, TokenFile: filepath.Join(dir, tokenName)}
 	if err := sweepStale(sock, l.TokenFile); err != nil {
@@ -193,7 +193,7 @@ func sweepStale(sock, token string) error {
 		return fmt.Errorf("socket %q: %w", sock, err)
 	}
 	if fi.Mode().Type() != os.ModeSocket {
-		return fmt.Errorf("socket %q: exists and is not a socket; remove it or name another --socket", sock)
+		return &PlaceError{fmt.Errorf("socket %q: exists and is not a socket; remove it or name another --socket", sock)}
 	}
 	c, err := net.DialTimeout("unix", sock, 2*time.Second)
 	if err == nil {
@@ -234,3 +234,11 @@ func writeToken(path, token string) error {
 	}
 	return nil
 }
+
+// PlaceError refuses the socket's place: a path directly in /tmp, a
+// directory that is a link, not ours or open to others, a file that is no
+// socket. The zero value is not used.
+type PlaceError struct{ err error }
+
+func (e *PlaceError) Error() string { return e.err.Error() }
+func (e *PlaceError) Unwrap() error { return e.err }

@@ -13,7 +13,7 @@ import (
 // Linux constants newer than some x/sys releases.
 const (
 	soPeerPIDFD           = 77     // SO_PEERPIDFD, Linux 6.5
-	pidfdGetUserNamespace = 0xff08 // PIDFD_GET_USER_NAMESPACE, _IO(0xFF, 8), Linux 6.11
+	pidfdGetUserNamespace = 0xff09 // PIDFD_GET_USER_NAMESPACE, _IO(0xFF, 9), Linux 6.11
 )
 
 // checkPeer passes a Unix-socket peer whose uid is ours and whose user
