@@ -7,6 +7,9 @@ import (
 	"github.com/moat-sandbox/moat/policy"
 )
 
+// testMemory is the memory limit of the tests' policies.
+const testMemory = 256 << 20
+
 // testPolicy is moat's library defaults (strict isolation, no network)
 // under name, with layers over them.
 func testPolicy(t testing.TB, name string, layers ...policy.Layer) Policy {
@@ -15,7 +18,18 @@ func testPolicy(t testing.TB, name string, layers ...policy.Layer) Policy {
 	if err != nil {
 		t.Fatalf("policy.Merge: %v", err)
 	}
+	if r.Config.Limits.MemoryBytes == 0 {
+		// moat's default, half the host's memory, is also the whole
+		// default budget of a Manager: one session would fill it.
+		r.Config.Limits.MemoryBytes = testMemory
+	}
 	return Policy{Name: name, Source: "test", Result: r}
+}
+
+// withResult is p with its Result changed by f.
+func withResult(p Policy, f func(*policy.Result)) Policy {
+	f(&p.Result)
+	return p
 }
 
 // newManager makes a Manager of opt, with one policy "default" when opt

@@ -13,6 +13,7 @@ import (
 	"github.com/moat-sandbox/moat"
 	"github.com/moat-sandbox/moat/internal/hostfacts"
 	"github.com/moat-sandbox/moat/internal/report/jsonv1"
+	"github.com/moat-sandbox/moat/internal/size"
 )
 
 // Defaults of Options' zero values.
@@ -248,7 +249,7 @@ func (m *Manager) reserve(policy string, mem int64, ownDir bool) error {
 	case len(m.sessions)+m.pending >= m.opt.MaxSessions:
 		return errorf(CodeTooMany, "%d sessions are open, the most this server allows; close one you no longer need", m.opt.MaxSessions)
 	case m.memory+mem > m.opt.MaxTotalMemory:
-		return settingErrorf(CodeMemoryBudget, "limits.max-memory", "a session with a memory limit of %d bytes would pass the server's memory budget (%d of %d bytes taken); close a session, or ask for less with narrow.limits.memory_bytes", mem, m.memory, m.opt.MaxTotalMemory)
+		return settingErrorf(CodeMemoryBudget, "limits.max-memory", "a session with a memory limit of %s would pass the server's memory budget (%s of %s taken); close a session, or ask for less with narrow.limits.memory_bytes", size.Human(mem), size.Human(m.memory), size.Human(m.opt.MaxTotalMemory))
 	case ownDir && m.busy[policy]:
 		return settingErrorf(CodeBusy, "workdir.path", "policy %q names its own working directory, which a live session holds; close that session first", policy)
 	}
