@@ -371,8 +371,10 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(r.exit_code, 0, r.stderr_text)
         self.assertIn("OK", r.stderr_text)
 
-        # Break it: the test fails, streamed this time.
-        s.write_file("calc.py", CALC.replace("a + b", "a - b"))
+        # Break it: the test fails, streamed this time. (A new size, so
+        # that Python's bytecode cache, keyed on size and mtime in whole
+        # seconds, sees the change.)
+        s.write_file("calc.py", CALC.replace("a + b", "a + b + 1"))
         out: List[bytes] = []
         err: List[bytes] = []
         r = s.run(["python3", "-m", "unittest", "test_calc"], on_stdout=out.append, on_stderr=err.append, timeout=60)
