@@ -120,8 +120,8 @@ func (c *capped) String() string {
 // 0700 directory (and on a loopback port), and runs test_moat_client.py
 // against it: the client's parsers offline, then a whole agent loop
 // (files, tests run, a background loopback server queried from inside, a
-// refusal read back from the run, the refusals and the report) and the
-// API's error paths.
+// refusal read back from the run, the refusals and the report), the API's
+// error paths, and the README's Python example as it is written.
 func TestPythonClient(t *testing.T) {
 	as := testUser(t)
 	path := os.Getenv("PATH")
@@ -164,12 +164,12 @@ func TestPythonClient(t *testing.T) {
 	if err := os.Mkdir(pydir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"moat_client.py", "test_moat_client.py"} {
+	for _, f := range []string{"moat_client.py", "test_moat_client.py", "../../README.md"} {
 		b, err := os.ReadFile(filepath.Join(here, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(pydir, f), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(pydir, filepath.Base(f)), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -246,6 +246,7 @@ func TestPythonClient(t *testing.T) {
 		"MOAT_SERVE_TOKEN_FILE="+rd.TokenFile,
 		"MOAT_TEST_SERVE_URL=http://"+rd.Listen,
 		"MOAT_TEST_REQUIRE_SERVER=1",
+		"MOAT_TEST_README="+filepath.Join(pydir, "README.md"),
 		"PYTHONDONTWRITEBYTECODE=1",
 	)
 	tests := as.command(ctx, pyenv, py, "-m", "unittest", "-v", "test_moat_client")

@@ -13,7 +13,9 @@ never a skip. Run by hand::
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import io
 import json
 import os
 import random
@@ -501,6 +503,23 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(cm.exception.status, 401)
         with self.assertRaises(mc.Unauthorized):
             _no_token(SERVER_URL)
+
+    def test_readme_example(self) -> None:
+        """The README's Python example runs as shown and prints what it says."""
+        readme = os.environ.get("MOAT_TEST_README", "")
+        if not readme:
+            if REQUIRE_SERVER:
+                self.fail("MOAT_TEST_REQUIRE_SERVER=1 but MOAT_TEST_README names no README")
+            self.skipTest("no README named (MOAT_TEST_README)")
+        with open(readme, encoding="utf-8") as f:
+            text = f.read()
+        start = text.index("```python\n") + len("```python\n")
+        code = text[start:text.index("```", start)]
+        self.assertIn("moat_client", code)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "README.md", "exec"), {})
+        self.assertEqual(out.getvalue().splitlines()[0], "0 hi")
 
     def raw(self, method: str, path: str, body: bytes) -> "tuple[int, Any]":
         conn = self.client._connection(30)
