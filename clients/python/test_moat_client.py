@@ -20,7 +20,6 @@ import json
 import os
 import random
 import socket
-import stat
 import tempfile
 import threading
 import time
