@@ -1050,6 +1050,7 @@ class Client:
         max_line: int = DEFAULT_MAX_LINE,
     ) -> None:
         env = os.environ
+        self._token_optional = False
         if socket_path is not None and url is not None:
             raise _error("bad_request", "give socket_path or url, not both")
         if socket_path is None and url is None:
@@ -1068,8 +1069,9 @@ class Client:
             if token is None and token_file is None:
                 beside = socket_path if socket_path is not None else default_socket_path()
                 token_file = os.path.join(os.path.dirname(beside), "serve.token")
-                if not os.path.exists(token_file) and self._tcp is None:
-                    token_file = None  # on the socket, a token is needed only sometimes
+                # On the socket a token is needed only sometimes: a token
+                # file that is not there (yet) means none is sent.
+                self._token_optional = self._tcp is None
         self.token_file: Optional[str] = token_file
         self._token: Optional[str] = token.strip() if token is not None else None
         if self._token is not None and (not self._token or any(c.isspace() for c in self._token)):
@@ -1095,7 +1097,10 @@ class Client:
         if self._token is not None and not (reread and self.token_file):
             return self._token
         if self.token_file:
-            self._token = _read_token_file(self.token_file)
+            if self._token_optional and not os.path.lexists(self.token_file):
+                self._token = None
+            else:
+                self._token = _read_token_file(self.token_file)
         return self._token
 
     def _open(

@@ -163,6 +163,17 @@ class FindingTest(unittest.TestCase):
         os.environ["MOAT_SERVE_URL"] = "http://[::1]:9000"
         self.assertEqual(mc.Client()._tcp, ("::1", 9000))
 
+    def test_token_beside_socket_read_when_there(self) -> None:
+        sock = os.path.join(self.dir, "serve.sock")
+        c = mc.Client(sock)
+        self.assertIsNone(c._token_now())  # none yet: on the socket, none is sent
+        self.token_file("12" * 32)
+        self.assertEqual(c._token_now(), "12" * 32)
+        # Over TCP the token is required: a missing file is an error.
+        c = mc.Client(url="http://127.0.0.1:1", token_file=os.path.join(self.dir, "absent"))
+        with self.assertRaises(mc.Unauthorized):
+            c._token_now()
+
     def test_default_socket(self) -> None:
         os.environ["XDG_RUNTIME_DIR"] = self.dir
         self.assertEqual(mc.default_socket_path(), os.path.join(self.dir, "moat", "serve.sock"))
