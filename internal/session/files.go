@@ -55,6 +55,7 @@ type Files struct {
 	cfg     fileserve.Config
 	timeout time.Duration
 	srv     *fileServer // nil when none runs
+	args    []string    // the server's arguments; nil means its config (tests replace it)
 	nextID  uint64
 	closed  bool
 }

@@ -42,7 +42,11 @@ func (f *Files) start() error {
 		return internalError("file API", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := f.sb.CommandContext(ctx, f.exe, "moat-fileserve", string(cfg))
+	args := f.args
+	if args == nil {
+		args = []string{"moat-fileserve", string(cfg)}
+	}
+	cmd := f.sb.CommandContext(ctx, f.exe, args...)
 	cmd.Env = []string{fileserve.Env + "=1", "GOMAXPROCS=1"}
 	s := &fileServer{cmd: cmd, cancel: cancel, in: inW, out: outR, stderr: &tailBuffer{max: 4096}, done: make(chan struct{})}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, s.stderr
