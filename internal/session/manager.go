@@ -113,6 +113,10 @@ func build(p Policy) (*warm, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy %q: %w", p.Name, err)
 	}
+	if err := GrantSelf(&res.Config); err != nil { // the file API's server (files.go)
+		res.Close()
+		return nil, fmt.Errorf("policy %q: %w", p.Name, err)
+	}
 	sb, err := moat.New(res.Config)
 	if err != nil {
 		res.Close()
@@ -210,6 +214,11 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (*Session, erro
 				code = CodeBadRequest // a narrowed value moat refuses, such as too little memory
 			}
 			return nil, errorf(code, "policy %q: %v", p.Name, err)
+		}
+		if err := GrantSelf(&res.Config); err != nil { // the file API's server (files.go)
+			res.Close()
+			release()
+			return nil, errorf(CodeInternal, "policy %q: %v", p.Name, err)
 		}
 		sb, err := moat.New(res.Config)
 		if err != nil {
