@@ -336,6 +336,16 @@ print("unreachable:", err, file=sys.stderr)
 sys.exit(1)
 '''
 
+# The command lines of the processes the sandbox sees.
+PS = '''import os
+for p in os.listdir("/proc"):
+    if p.isdigit() and int(p) != os.getpid():
+        try:
+            print(open("/proc/%s/cmdline" % p).read().replace("\\0", " "))
+        except OSError:
+            pass
+'''
+
 # A lookup of a host the policy does not allow: refused, and recorded.
 LOOKUP = '''import socket, sys
 try:
@@ -401,6 +411,16 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(events[-1].type, "exit")
         self.assertEqual(ev.result.exit_code if ev.result else None, 0)
         self.assertIn(b"SHOUT", b"".join(e.data for e in events if e.type == "stdout"))
+
+        # Leaving a stream early kills the command: no process of it is left.
+        marker = "moat-client-left-early"
+        with s.stream(["python3", "-c", "import time; print(%r, flush=True); time.sleep(120)" % marker]) as ev:
+            first = next(iter(ev))
+            # The control: while the stream is open, the probe sees it.
+            self.assertIn(marker.encode(), s.run(["python3", "-c", PS]).stdout)
+        self.assertEqual((first.type, first.text.strip()), ("stdout", marker))
+        _eventually("the abandoned command to be killed", lambda: marker.encode() not in s.run(
+            ["python3", "-c", PS]).stdout)
 
         # A loopback server in the background, queried from inside.
         port = 8765
