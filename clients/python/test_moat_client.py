@@ -322,10 +322,10 @@ if __name__ == "__main__":
     unittest.main()
 '''
 
-# Waits up to 10 s for the loopback server, then fetches a file from it.
+# Waits up to 30 s for the loopback server, then fetches a file from it.
 FETCH = '''import sys, time, urllib.request
 url = "http://127.0.0.1:%d/calc.py"
-for i in range(100):
+for i in range(300):
     try:
         print(urllib.request.urlopen(url, timeout=5).read().decode(), end="")
         sys.exit(0)
