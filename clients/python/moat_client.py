@@ -18,8 +18,9 @@ Finding the server, first match wins:
 2. the environment: ``MOAT_SERVE_SOCKET``, ``MOAT_SERVE_URL`` (TCP, loopback
    only), ``MOAT_SERVE_TOKEN``, ``MOAT_SERVE_TOKEN_FILE``;
 3. the default socket (``$XDG_RUNTIME_DIR/moat/serve.sock``, else
-   ``<moat state root>/serve/serve.sock``) and the ``serve.token`` file
-   beside the socket.
+   ``<moat state root>/serve/serve.sock``) and the token file that ``moat
+   serve`` writes for it in ``<moat state root>/serve/`` (see
+   :func:`default_token_file`).
 
 Every failure is a :class:`MoatError` with a stable ``code``, the HTTP
 ``status`` (0 when the client found the fault itself), a ``message`` and the
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import http.client
 import ipaddress
 import json
@@ -949,6 +951,26 @@ def default_socket_path() -> str:
     return cands[0]
 
 
+def default_token_file(socket_path: Optional[str] = None) -> str:
+    """Where ``moat serve`` writes the token of the server on socket_path
+    (None: the default socket): in ``<moat state root>/serve/``, which no
+    sandbox sees; ``serve.token`` for the default socket, and
+    ``serve-<the first 16 hex digits of the SHA-256 of the socket's
+    absolute path>.token`` for one named with ``--socket``. The first
+    state root whose file exists wins, else the first."""
+    names = ["serve.token"]
+    if socket_path is not None:
+        sock = os.path.abspath(socket_path)
+        hashed = "serve-%s.token" % hashlib.sha256(sock.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        if sock not in _socket_candidates():  # the default socket keeps serve.token
+            names = [hashed]
+    cands = [os.path.join(r, "serve", n) for n in names for r in _state_roots()]
+    for c in cands:
+        if os.path.lexists(c):
+            return c
+    return cands[0]
+
+
 def _read_token_file(path: str) -> str:
     """The token in path: bounded, whitespace stripped, never through a link."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -1067,8 +1089,7 @@ class Client:
             if token is None:
                 token_file = env.get("MOAT_SERVE_TOKEN_FILE") or None
             if token is None and token_file is None:
-                beside = socket_path if socket_path is not None else default_socket_path()
-                token_file = os.path.join(os.path.dirname(beside), "serve.token")
+                token_file = default_token_file(socket_path)
                 # On the socket a token is needed only sometimes: a token
                 # file that is not there (yet) means none is sent.
                 self._token_optional = self._tcp is None

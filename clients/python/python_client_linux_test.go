@@ -237,13 +237,15 @@ func TestPythonClient(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("moat serve printed no ready line in 2 minutes\nstderr:\n%s", stderr)
 	}
-	if rd.Socket != sock || rd.TokenFile != filepath.Join(private["run"], "serve.token") || rd.Listen == "" {
-		t.Fatalf("ready line %+v: want socket %q, the token beside it, and a loopback listener", rd, sock)
+	if rd.Socket != sock || filepath.Dir(rd.TokenFile) != filepath.Join(private["state"], "moat", "serve") || rd.Listen == "" {
+		t.Fatalf("ready line %+v: want socket %q, the token in the state root's serve directory, and a loopback listener", rd, sock)
 	}
 
+	// No MOAT_SERVE_TOKEN_FILE: the client finds the token where moat
+	// serve writes it for this socket.
 	pyenv := append(env,
 		"MOAT_SERVE_SOCKET="+rd.Socket,
-		"MOAT_SERVE_TOKEN_FILE="+rd.TokenFile,
+		"MOAT_TEST_TOKEN_FILE="+rd.TokenFile,
 		"MOAT_TEST_SERVE_URL=http://"+rd.Listen,
 		"MOAT_TEST_REQUIRE_SERVER=1",
 		"MOAT_TEST_README="+filepath.Join(pydir, "README.md"),

@@ -1,14 +1,13 @@
 """Tests of moat_client: its parsers offline, and a whole agent loop against
 a real ``moat serve``.
 
-The server tests need MOAT_SERVE_SOCKET (and MOAT_SERVE_TOKEN_FILE) naming a
-running ``moat serve``; python_client_linux_test.go starts one and sets
+The server tests need MOAT_SERVE_SOCKET naming a running ``moat serve`` (the
+client finds its token where moat serve wrote it); python_client_linux_test.go starts one and sets
 MOAT_TEST_REQUIRE_SERVER=1, which turns a missing server into a failure,
 never a skip. Run by hand::
 
     moat serve --socket "$d/serve.sock" &   # $d: a 0700 directory of yours
-    MOAT_SERVE_SOCKET=$d/serve.sock MOAT_SERVE_TOKEN_FILE=$d/serve.token \\
-        python3 -m unittest -v test_moat_client
+    MOAT_SERVE_SOCKET=$d/serve.sock python3 -m unittest -v test_moat_client
 """
 
 from __future__ import annotations
@@ -130,12 +129,18 @@ class FindingTest(unittest.TestCase):
         os.chmod(self.dir, 0o700)
         self.addCleanup(lambda: __import__("shutil").rmtree(self.dir, ignore_errors=True))
         clean = {k: v for k, v in os.environ.items() if not k.startswith("MOAT_SERVE_")}
+        clean["XDG_STATE_HOME"] = os.path.join(self.dir, "state")
         p = mock.patch.dict(os.environ, clean, clear=True)
         p.start()
         self.addCleanup(p.stop)
 
-    def token_file(self, token: str = "ab" * 32) -> str:
-        p = os.path.join(self.dir, "serve.token")
+    def token_file(self, token: str = "ab" * 32, sock: "str | None" = None) -> str:
+        """Writes the token where moat serve puts it for sock (None: the
+        default socket): under the state root's serve directory."""
+        if sock is None:
+            sock = os.path.join(self.dir, "serve.sock")
+        p = mc.default_token_file(sock)
+        os.makedirs(os.path.dirname(p), mode=0o700, exist_ok=True)
         with open(p, "w") as f:
             f.write(token + "\n")
         os.chmod(p, 0o600)
@@ -144,7 +149,10 @@ class FindingTest(unittest.TestCase):
     def test_order(self) -> None:
         tf = self.token_file()
         sock = os.path.join(self.dir, "serve.sock")
-        # The token file beside an explicit socket.
+        # The token file moat serve writes for an explicit socket: in the
+        # state root, named after the socket's path.
+        self.assertEqual(os.path.dirname(tf), os.path.join(self.dir, "state", "moat", "serve"))
+        self.assertRegex(os.path.basename(tf), r"^serve-[0-9a-f]{16}\.token$")
         c = mc.Client(sock)
         self.assertEqual((c.socket_path, c.token_file, c._token_now()), (sock, tf, "ab" * 32))
         # The environment, when no argument says.
@@ -162,6 +170,17 @@ class FindingTest(unittest.TestCase):
         del os.environ["MOAT_SERVE_SOCKET"]
         os.environ["MOAT_SERVE_URL"] = "http://[::1]:9000"
         self.assertEqual(mc.Client()._tcp, ("::1", 9000))
+
+    def test_default_token_file(self) -> None:
+        os.environ["XDG_RUNTIME_DIR"] = self.dir
+        serve = os.path.join(self.dir, "state", "moat", "serve")
+        self.assertEqual(mc.default_token_file(), os.path.join(serve, "serve.token"))
+        # The default socket named with --socket still has serve.token.
+        self.assertEqual(mc.default_token_file(os.path.join(self.dir, "moat", "serve.sock")), os.path.join(serve, "serve.token"))
+        import hashlib
+        other = os.path.join(self.dir, "x.sock")
+        want = "serve-" + hashlib.sha256(other.encode()).hexdigest()[:16] + ".token"
+        self.assertEqual(mc.default_token_file(other), os.path.join(serve, want))
 
     def test_token_beside_socket_read_when_there(self) -> None:
         sock = os.path.join(self.dir, "serve.sock")
@@ -293,7 +312,7 @@ def _need_server(case: unittest.TestCase) -> None:
     if not SERVER_SOCKET:
         if REQUIRE_SERVER:
             case.fail("MOAT_TEST_REQUIRE_SERVER=1 but MOAT_SERVE_SOCKET names no server")
-        case.skipTest("no moat serve: set MOAT_SERVE_SOCKET and MOAT_SERVE_TOKEN_FILE (see this file's doc)")
+        case.skipTest("no moat serve: set MOAT_SERVE_SOCKET (see this file's doc)")
 
 
 def _eventually(what: str, probe: Callable[[], Optional[Any]], seconds: float = 20.0) -> Any:
@@ -525,7 +544,10 @@ class ServerTest(unittest.TestCase):
             if REQUIRE_SERVER:
                 self.fail("MOAT_TEST_REQUIRE_SERVER=1 but MOAT_TEST_SERVE_URL names no TCP listener")
             self.skipTest("no TCP listener")
-        tf = os.environ.get("MOAT_SERVE_TOKEN_FILE", "")
+        # Over TCP the client is told where the token is; the ready line
+        # named it (the socket tests find it by themselves).
+        tf = os.environ.get("MOAT_TEST_TOKEN_FILE", "") or mc.default_token_file(SERVER_SOCKET or None)
+        self.assertEqual(tf, mc.default_token_file(SERVER_SOCKET or None))
         good = mc.Client(url=SERVER_URL, token_file=tf)
         self.assertIn("default", [p.name for p in good.policies()])
         with self.assertRaises(mc.Unauthorized) as cm:

@@ -23,6 +23,7 @@ type serveFlags struct {
 	listen         string
 	maxSessions    int
 	maxTotalMemory string
+	sessionMemory  string
 	idleTimeout    time.Duration
 	maxLifetime    time.Duration
 	warmPool       int
@@ -70,7 +71,8 @@ closes every session and removes the socket and the token file.`,
 	fl.StringVar(&f.socket, "socket", "", "the Unix socket's path (default $XDG_RUNTIME_DIR/moat/serve.sock)")
 	fl.StringVar(&f.listen, "listen", "", "also listen on this loopback TCP address (token always required)")
 	fl.IntVar(&f.maxSessions, "max-sessions", 64, "the most live sessions")
-	fl.StringVar(&f.maxTotalMemory, "max-total-memory", "", "bound on the sum of sessions' memory limits (default half the host's memory)")
+	fl.StringVar(&f.maxTotalMemory, "max-total-memory", "", "bound on the sum of sessions' memory limits (default the host's memory)")
+	fl.StringVar(&f.sessionMemory, "session-memory", "", "memory limit of a session whose policy sets none (default an eighth of the host's memory, at least 512M)")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", 15*time.Minute, "close a session unused this long")
 	fl.DurationVar(&f.maxLifetime, "max-lifetime", 8*time.Hour, "close a session this long after it was made")
 	fl.IntVar(&f.warmPool, "warm-pool", 1, "ready sandboxes kept per policy (0: none)")
@@ -101,6 +103,13 @@ func (f serveFlags) options() (session.Options, error) {
 			return opt, usagef("--max-total-memory %q: want a size like 8G", f.maxTotalMemory)
 		}
 		opt.MaxTotalMemory = n
+	}
+	if f.sessionMemory != "" {
+		n, err := parseSize(f.sessionMemory)
+		if err != nil || n <= 0 {
+			return opt, usagef("--session-memory %q: want a size like 1G", f.sessionMemory)
+		}
+		opt.SessionMemory = n
 	}
 	if f.listen != "" {
 		if _, err := serve.CheckLoopback(f.listen); err != nil {

@@ -65,8 +65,13 @@ type Options struct {
 	// MaxSessions bounds live sessions; 0 means 64.
 	MaxSessions int
 	// MaxTotalMemory bounds the sum of live sessions' memory limits; 0
-	// means half the host's memory.
+	// means the host's memory.
 	MaxTotalMemory int64
+	// SessionMemory is the memory limit of a session whose policy sets
+	// none; 0 means an eighth of the host's memory, at least 512 MiB.
+	// (moat run's own default, half the host's memory, would let two
+	// sessions take the whole budget.)
+	SessionMemory int64
 	// IdleTimeout closes a session with no call for this long; 0 means
 	// 15 minutes.
 	IdleTimeout time.Duration

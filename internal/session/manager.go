@@ -25,7 +25,10 @@ const (
 	defaultMaxLifetime = 8 * time.Hour
 	defaultWarmPool    = 1
 	defaultOutputCap   = 1 << 20
-	maxNameBytes       = 256
+	// minSessionMemory is the least default memory limit of a session
+	// (Options.SessionMemory).
+	minSessionMemory = 512 << 20
+	maxNameBytes     = 256
 )
 
 // Manager holds the sessions of one server. Make one with [NewManager];
@@ -62,7 +65,10 @@ func NewManager(opt Options) (*Manager, error) {
 		opt.MaxSessions = defaultMaxSessions
 	}
 	if opt.MaxTotalMemory == 0 {
-		opt.MaxTotalMemory = hostfacts.HalfMemory()
+		opt.MaxTotalMemory = 2 * hostfacts.HalfMemory() // the host's memory
+	}
+	if opt.SessionMemory == 0 {
+		opt.SessionMemory = max(hostfacts.HalfMemory()/4, minSessionMemory)
 	}
 	if opt.IdleTimeout == 0 {
 		opt.IdleTimeout = defaultIdleTimeout
@@ -76,11 +82,16 @@ func NewManager(opt Options) (*Manager, error) {
 	if opt.OutputCap == 0 {
 		opt.OutputCap = defaultOutputCap
 	}
-	if opt.MaxSessions < 0 || opt.MaxTotalMemory < 0 || opt.IdleTimeout < 0 || opt.MaxLifetime < 0 || opt.OutputCap < 0 {
+	if opt.MaxSessions < 0 || opt.MaxTotalMemory < 0 || opt.SessionMemory < 0 || opt.IdleTimeout < 0 || opt.MaxLifetime < 0 || opt.OutputCap < 0 {
 		return nil, errorf(CodeBadRequest, "session options: a bound is negative")
 	}
 	m := &Manager{opt: opt, sessions: map[string]*Session{}, busy: map[string]bool{}, quit: make(chan struct{}), reaped: make(chan struct{})}
 	for _, p := range opt.Policies {
+		if p.Result.Config.Limits.MemoryBytes == 0 {
+			// moat's own default (half the host's memory) would let two
+			// sessions take the whole budget.
+			p.Result.Config.Limits.MemoryBytes = opt.SessionMemory
+		}
 		if err := checkPolicyName(p.Name); err != nil {
 			return nil, err
 		}

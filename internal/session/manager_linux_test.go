@@ -67,15 +67,23 @@ func TestMemoryBudget(t *testing.T) {
 	newSession(t, m, CreateRequest{Narrow: Narrowing{Limits: NarrowLimits{MemoryBytes: testMemory / 4}}})
 }
 
-// TestDefaultMemoryCounts checks that a policy without a memory limit
-// counts moat's default, half the host's memory.
+// TestDefaultMemoryCounts checks that a session of a policy without a
+// memory limit gets Options.SessionMemory, which counts against the budget,
+// and that the defaults let several such sessions live at once (moat's own
+// default, half the host's memory, would let only one).
 func TestDefaultMemoryCounts(t *testing.T) {
 	p := withResult(testPolicy(t, "default"), func(r *policy.Result) { r.Config.Limits.MemoryBytes = 0 })
-	m := newManager(t, Options{Policies: []Policy{p}, MaxTotalMemory: memoryOf(0) - 1})
+	m := newManager(t, Options{Policies: []Policy{p}, SessionMemory: 2 * testMemory, MaxTotalMemory: 3 * testMemory, WarmPool: -1})
+	newSession(t, m, CreateRequest{})
 	if _, err := m.Create(context.Background(), CreateRequest{}); code(err) != CodeMemoryBudget {
-		t.Fatalf("a default-memory session under a smaller budget: %v", err)
+		t.Fatalf("a second default-memory session past the budget: %v", err)
 	}
 	newSession(t, m, CreateRequest{Narrow: Narrowing{Limits: NarrowLimits{MemoryBytes: testMemory}}})
+
+	d := newManager(t, Options{Policies: []Policy{p}, WarmPool: -1})
+	for range 3 {
+		newSession(t, d, CreateRequest{})
+	}
 }
 
 func TestBusyWorkDir(t *testing.T) {
