@@ -956,19 +956,17 @@ def default_token_file(socket_path: Optional[str] = None) -> str:
     (None: the default socket): in ``<moat state root>/serve/``, which no
     sandbox sees; ``serve.token`` for the default socket, and
     ``serve-<the first 16 hex digits of the SHA-256 of the socket's
-    absolute path>.token`` for one named with ``--socket``. The first
-    state root whose file exists wins, else the first."""
+    absolute path>.token`` for one named with ``--socket``, in the state
+    root moat picks first (``$XDG_STATE_HOME/moat``, else
+    ``~/.local/state/moat``)."""
     names = ["serve.token"]
     if socket_path is not None:
         sock = os.path.abspath(socket_path)
         hashed = "serve-%s.token" % hashlib.sha256(sock.encode("utf-8", "surrogateescape")).hexdigest()[:16]
         if sock not in _socket_candidates():  # the default socket keeps serve.token
             names = [hashed]
-    cands = [os.path.join(r, "serve", n) for n in names for r in _state_roots()]
-    for c in cands:
-        if os.path.lexists(c):
-            return c
-    return cands[0]
+    cands = [os.path.join(_state_roots()[0], "serve", n) for n in names]
+    return next((c for c in cands if os.path.lexists(c)), cands[0])
 
 
 def _read_token_file(path: str) -> str:

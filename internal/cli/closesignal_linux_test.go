@@ -102,7 +102,25 @@ func TestMoatRunSignalDuringClose(t *testing.T) {
 				t.Fatal(err)
 			}
 			sent := time.Now()
+			// Under load moat may not have reaped the command yet when
+			// the first signal lands, and then forwards it to the
+			// command's (gone) group, as it should: the signal is sent
+			// again every 50 ms until moat ends, so one lands in Close.
+			ended := make(chan struct{})
+			go func() {
+				tick := time.NewTicker(50 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-ended:
+						return
+					case <-tick.C:
+						_ = cmd.Process.Signal(sig)
+					}
+				}
+			}()
 			err := cmd.Wait()
+			close(ended)
 			t.Logf("signal %v after DONE; moat ended %v later: %v", sent.Sub(done), time.Since(sent), err)
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() || ee.Sys().(syscall.WaitStatus).Signal() != sig {

@@ -129,7 +129,7 @@ func TestRunCommandErrors(t *testing.T) {
 
 func TestProcesses(t *testing.T) {
 	cs := connect(t, testServer(t))
-	p := ok[session.Proc](t, cs, "start_process", map[string]any{"argv": []string{"sh", "-c", "echo ready; trap 'echo got-hup' HUP; while :; do sleep 0.1; done"}})
+	p := ok[session.Proc](t, cs, "start_process", map[string]any{"argv": []string{"sh", "-c", "trap 'echo got-hup' HUP; echo ready; while :; do sleep 0.1; done"}})
 	if p.ID == "" || p.State != "running" {
 		t.Fatalf("start: %+v", p)
 	}

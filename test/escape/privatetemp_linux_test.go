@@ -331,9 +331,13 @@ func TestPrivateStateSwept(t *testing.T) {
 		cmd            *exec.Cmd
 		state, workDir string
 	}
+	// Temporary and state directories of their own: another test's moat
+	// sweeps the dead runs it finds in the shared ones, this test's dead
+	// one too, before this test's own sweep could.
+	stateHome, tmp := t.TempDir(), t.TempDir()
 	hold := func() held {
 		c := exec.Command(self, "-test.run=^$")
-		c.Env = append(os.Environ(), "MOAT_ESCAPE_PRIVATE=hold")
+		c.Env = append(os.Environ(), "MOAT_ESCAPE_PRIVATE=hold", "XDG_STATE_HOME="+stateHome, "TMPDIR="+tmp)
 		out, err := c.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -377,7 +381,7 @@ func TestPrivateStateSwept(t *testing.T) {
 		}
 	}
 	sw := exec.Command(self, "-test.run=^$")
-	sw.Env = append(os.Environ(), "MOAT_ESCAPE_PRIVATE=sweep")
+	sw.Env = append(os.Environ(), "MOAT_ESCAPE_PRIVATE=sweep", "XDG_STATE_HOME="+stateHome, "TMPDIR="+tmp)
 	if out, err := sw.CombinedOutput(); err != nil || !strings.Contains(string(out), "SWEPT") {
 		t.Fatalf("the sweeping moat failed: %v: %s", err, out)
 	}
