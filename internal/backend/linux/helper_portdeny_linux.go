@@ -29,21 +29,28 @@ func buildPortDeny(s *helperSpec) (*ruleset, error) {
 	if s.LandlockABI < 4 {
 		return nil, fmt.Errorf("deny TCP connect and bind to %s: needs Landlock ABI 4, the kernel has %d", portList(s.DenyTCPPorts), s.LandlockABI)
 	}
-	var denied [1 << 16]bool
-	for _, p := range s.DenyTCPPorts {
-		denied[p] = true
+	return buildPortRules(s.DenyTCPPorts, portDenyAccess)
+}
+
+// buildPortRules creates a Landlock ruleset that handles the network
+// rights access and allows them on every port but denied: one rule for
+// each other port, carrying all of access.
+func buildPortRules(denied []uint16, access uint64) (*ruleset, error) {
+	var deny [1 << 16]bool
+	for _, p := range denied {
+		deny[p] = true
 	}
-	attr := unix.LandlockRulesetAttr{Handled_access_net: portDenyAccess}
+	attr := unix.LandlockRulesetAttr{Handled_access_net: access}
 	fd, err := landlockCreateRuleset(&attr)
 	if err != nil {
 		return nil, fmt.Errorf("landlock_create_ruleset for the denied TCP ports: %w", err)
 	}
 	rs := &ruleset{fd: fd}
-	for port := range len(denied) {
-		if denied[port] {
+	for port := range len(deny) {
+		if deny[port] {
 			continue
 		}
-		pa := landlockNetPortAttr{AllowedAccess: portDenyAccess, Port: uint64(port)}
+		pa := landlockNetPortAttr{AllowedAccess: access, Port: uint64(port)}
 		if err := landlockAddPortRule(fd, &pa); err != nil {
 			rs.close()
 			return nil, fmt.Errorf("landlock rule for TCP port %d: %w", port, err)
