@@ -114,12 +114,18 @@ type Config struct {
 	AllowLocal []netip.Prefix
 
 	// DenyTCPConnect lists TCP ports on this host that no command may
-	// connect to, even under [HostNetwork]: a server's own port, such as
-	// `moat serve`'s. With a network namespace the host's ports are out
-	// of reach anyway; on the host's network Linux's Landlock (ABI 4)
-	// denies them, on any address, since it tells ports apart, not
-	// addresses. A host that cannot enforce it fails [New] under
-	// [Strict] (an [*UnsupportedError]) and reports a gap under
+	// connect to, nor bind, even under [HostNetwork]: a server's own
+	// port, such as `moat serve`'s, which a command could otherwise
+	// reach, or take on another address ([::1], 127.0.0.2) and meet the
+	// server's clients there. With a network namespace the host's ports
+	// are out of reach anyway and a bind lands in the sandbox's own
+	// namespace; on the host's network stack Linux's Landlock (ABI 4)
+	// denies connect and bind, on any address, since it tells ports
+	// apart, not addresses. Landlock does not see the kernel's choice of
+	// an ephemeral port (a bind to port 0, a listen on an unbound
+	// socket), so a listed port inside the host's ephemeral range can
+	// still be taken that way. A host that cannot enforce it fails [New]
+	// under [Strict] (an [*UnsupportedError]) and reports a gap under
 	// [BestEffort]; macOS and Windows cannot yet. Port 0 and the policy
 	// proxy's port are refused. Nil (the zero value) denies none beyond
 	// the network policy.

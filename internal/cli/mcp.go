@@ -70,7 +70,8 @@ func runMCP(std stdio, policyFile, listen string) error {
 			return failf("--listen %q: %w", listen, err)
 		}
 		defer ln.Close()
-		// No session's command may connect to the server's own port.
+		// No session's command may connect to the server's own port, nor
+		// bind it on another address.
 		opt.DenyTCPPorts = []uint16{uint16(ln.Addr().(*net.TCPAddr).Port)}
 	}
 	mgr, err := session.NewManager(opt)

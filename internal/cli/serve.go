@@ -151,8 +151,9 @@ func runServe(std stdio, f serveFlags) error {
 	}
 	defer ls.Close()
 	if ls.TCPPort != 0 {
-		// Every session's commands are denied a TCP connect to this port
-		// (moat.Config.DenyTCPConnect: Landlock, even under host network).
+		// Every session's commands are denied a TCP connect to this port,
+		// and a bind of it on another address (moat.Config.DenyTCPConnect:
+		// Landlock, even under host network).
 		opt.DenyTCPPorts = []uint16{ls.TCPPort}
 	}
 	m, err := session.NewManager(opt)

@@ -88,8 +88,8 @@ type Options struct {
 	// Log receives one line per session event; nil discards.
 	Log io.Writer
 	// DenyTCPPorts are the host's TCP ports that no session's command may
-	// connect to (the server's own listener): they go to each session's
-	// moat.Config.DenyTCPConnect. Nil denies none.
+	// connect to or bind (the server's own listener): they go to each
+	// session's moat.Config.DenyTCPConnect. Nil denies none.
 	DenyTCPPorts []uint16
 }
 

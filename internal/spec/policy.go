@@ -167,8 +167,8 @@ type Network struct {
 	// network namespace the proxy listens on 127.0.0.1:ProxyPort inside
 	// it; without one, on the host's loopback.
 	ProxyPort int
-	// DenyTCPPorts are TCP ports no command may connect to, on any
-	// address, even on the host's network (HostNetwork); never the
+	// DenyTCPPorts are TCP ports no command may connect to or bind, on
+	// any address, even on the host's network (HostNetwork); never the
 	// proxy's port. Nil (the zero value) denies none beyond the rest of
 	// the policy.
 	DenyTCPPorts []uint16

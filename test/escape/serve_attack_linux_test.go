@@ -62,7 +62,9 @@ func TestServeSocketFromSandbox(t *testing.T) {
 // A sandboxed command cannot drive the server over its loopback TCP port:
 // with namespaces the port is not on the sandbox's loopback, and under
 // host network, where it is, the token is required and the sandbox has
-// none. The control is the host with the token.
+// none, the connect is denied, and so is binding the port on another
+// loopback address. The control is the host with the token, or another
+// port.
 func TestServeTCPFromSandbox(t *testing.T) {
 	a := startAPI(t, func(string) []session.Policy {
 		return []session.Policy{
@@ -103,6 +105,19 @@ func TestServeTCPFromSandbox(t *testing.T) {
 		}
 		return a.runIn(t, hostnet, "python3", "-c", apiProbe, port, a.token)
 	}, func(r result) bool { return strings.Contains(r.Stdout, "connect refused") })
+	// Nor can it take the port beside the server, which holds it on
+	// 127.0.0.1 alone: binding it on [::1] or [::] (IPv6-only), where a
+	// client asking for localhost would meet the sandbox and hand it the
+	// token, or on 127.0.0.2, fails with EACCES (DenyTCPPorts denies bind
+	// too); the same binds on another port held on 127.0.0.1 work (the
+	// control).
+	attack(t, "under host network, the port cannot be bound beside the server", func(t *testing.T, lifted bool) result {
+		port := strconv.Itoa(int(a.ls.TCPPort))
+		if lifted {
+			port = strconv.Itoa(other)
+		}
+		return a.runIn(t, hostnet, append([]string{"python3", "-c", portBindProbe}, besideLoopback(port)...)...)
+	}, func(r result) bool { return strings.Count(r.Stdout, " EACCES") == len(besideLoopback("")) })
 }
 
 // Without namespaces a sandboxed process shares the server's user

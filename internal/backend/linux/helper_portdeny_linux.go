@@ -7,35 +7,50 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// buildPortDeny creates the Landlock ruleset that denies TCP connect to
-// s.DenyTCPPorts and allows every other port: Landlock has no deny rule
-// and no port range, so it is one rule for each of the other 65,534 or
-// so ports. The zygote builds it once and enforces it on each command's
-// thread as a layer of its own, after the filesystem ruleset (which may
-// be rebuilt for a command, see forkCommand): the layers intersect, and
-// this one handles TCP connect only. nil when no port is denied.
+// portDenyAccess is what the port deny layer handles: TCP connect, and
+// TCP bind, so that a command can neither reach a listed port nor take it
+// on another address ([::1], 127.0.0.2, [::] v6-only) beside the server
+// that holds it on one, where a client would then meet the sandbox.
+const portDenyAccess = unix.LANDLOCK_ACCESS_NET_CONNECT_TCP | unix.LANDLOCK_ACCESS_NET_BIND_TCP
+
+// buildPortDeny creates the Landlock ruleset that denies TCP connect and
+// bind to s.DenyTCPPorts and allows both on every other port: Landlock
+// has no deny rule and no port range, so it is one rule for each of the
+// other 65,534 or so ports (port 0, bind's ephemeral port, included), each
+// rule carrying both rights, so bind adds no rule. The zygote builds it
+// once and enforces it on each command's thread as a layer of its own,
+// after the filesystem ruleset (which may be rebuilt for a command, see
+// forkCommand): the layers intersect, and this one handles TCP connect and
+// bind only. nil when no port is denied.
 func buildPortDeny(s *helperSpec) (*ruleset, error) {
 	if len(s.DenyTCPPorts) == 0 {
 		return nil, nil
 	}
 	if s.LandlockABI < 4 {
-		return nil, fmt.Errorf("deny TCP connect to %s: needs Landlock ABI 4, the kernel has %d", portList(s.DenyTCPPorts), s.LandlockABI)
+		return nil, fmt.Errorf("deny TCP connect and bind to %s: needs Landlock ABI 4, the kernel has %d", portList(s.DenyTCPPorts), s.LandlockABI)
 	}
-	var denied [1 << 16]bool
-	for _, p := range s.DenyTCPPorts {
-		denied[p] = true
+	return buildPortRules(s.DenyTCPPorts, portDenyAccess)
+}
+
+// buildPortRules creates a Landlock ruleset that handles the network
+// rights access and allows them on every port but denied: one rule for
+// each other port, carrying all of access.
+func buildPortRules(denied []uint16, access uint64) (*ruleset, error) {
+	var deny [1 << 16]bool
+	for _, p := range denied {
+		deny[p] = true
 	}
-	attr := unix.LandlockRulesetAttr{Handled_access_net: unix.LANDLOCK_ACCESS_NET_CONNECT_TCP}
+	attr := unix.LandlockRulesetAttr{Handled_access_net: access}
 	fd, err := landlockCreateRuleset(&attr)
 	if err != nil {
 		return nil, fmt.Errorf("landlock_create_ruleset for the denied TCP ports: %w", err)
 	}
 	rs := &ruleset{fd: fd}
-	for port := range len(denied) {
-		if denied[port] {
+	for port := range len(deny) {
+		if deny[port] {
 			continue
 		}
-		pa := landlockNetPortAttr{AllowedAccess: unix.LANDLOCK_ACCESS_NET_CONNECT_TCP, Port: uint64(port)}
+		pa := landlockNetPortAttr{AllowedAccess: access, Port: uint64(port)}
 		if err := landlockAddPortRule(fd, &pa); err != nil {
 			rs.close()
 			return nil, fmt.Errorf("landlock rule for TCP port %d: %w", port, err)
@@ -64,7 +79,7 @@ func (z *zygoteProc) startPortDeny() (chan struct{}, error) {
 		return nil, nil
 	}
 	if s.LandlockABI < 4 {
-		return nil, fmt.Errorf("deny TCP connect to %s: needs Landlock ABI 4, the kernel has %d", portList(s.DenyTCPPorts), s.LandlockABI)
+		return nil, fmt.Errorf("deny TCP connect and bind to %s: needs Landlock ABI 4, the kernel has %d", portList(s.DenyTCPPorts), s.LandlockABI)
 	}
 	done := make(chan struct{})
 	go func() {

@@ -52,9 +52,14 @@ func (e *Engine) buildBaseSpec() helperSpec {
 		MemoryBytes:  p.Limits.MemoryBytes,
 		ProxyPort:    p.Network.ProxyPort,
 	}
-	if p.HostNetwork && e.host.LandlockABI >= 4 {
-		// Only the host's network leaves TCP connect open; without
-		// Landlock's TCP rules assess reports what is missing.
+	if !e.ns.Net && e.host.LandlockABI >= 4 {
+		// On the host's network stack (host network, or no network
+		// namespace) a command could connect to a listed port, or bind
+		// it on another loopback address; off the host's network the
+		// filesystem ruleset already allows connecting to the proxy's
+		// port only, and this layer adds the bind. Without Landlock's
+		// TCP rules assess reports what is missing (on the host's
+		// network) or seccomp denies every IP socket (off it).
 		s.DenyTCPPorts = p.Network.DenyTCPPorts
 	}
 	e.etcHidden = nil

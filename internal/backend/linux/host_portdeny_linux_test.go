@@ -9,7 +9,8 @@ import (
 
 // The port deny is a layer of the report on every host; on the host's
 // network it needs Landlock ABI 4, and without it strict enforcement
-// lacks it; only there does the helper's spec carry the ports.
+// lacks it; the helper's spec carries the ports wherever a command is on
+// the host's network stack and Landlock can deny connect and bind there.
 func TestPortDenyLayer(t *testing.T) {
 	ports := []uint16{8080, 9090}
 	for _, tc := range []struct {
@@ -22,11 +23,11 @@ func TestPortDenyLayer(t *testing.T) {
 		specPorts   bool
 		detailWants string
 	}{
-		{"host network, ABI 4", true, namespaces{User: true}, HostInfo{LandlockABI: 4, Seccomp: true}, true, false, true, "every port but ports 8080, 9090"},
+		{"host network, ABI 4", true, namespaces{User: true}, HostInfo{LandlockABI: 4, Seccomp: true}, true, false, true, "connect and bind on every port but ports 8080, 9090"},
 		{"host network, ABI 3", true, namespaces{User: true}, HostInfo{LandlockABI: 3, Seccomp: true}, false, true, false, "needs Landlock ABI 4"},
 		{"network namespace", false, namespaces{User: true, Net: true}, HostInfo{LandlockABI: 3, Seccomp: true}, true, false, false, "network namespace"},
-		{"no namespace, Landlock", false, namespaces{}, HostInfo{LandlockABI: 4, Seccomp: true}, true, false, false, "proxy's port only"},
-		{"no namespace, seccomp", false, namespaces{}, HostInfo{LandlockABI: 3, Seccomp: true}, true, false, false, "every IP socket"},
+		{"no namespace, Landlock", false, namespaces{}, HostInfo{LandlockABI: 4, Seccomp: true}, true, false, true, "bind on every port but ports 8080, 9090"},
+		{"no namespace, seccomp", false, namespaces{}, HostInfo{LandlockABI: 3, Seccomp: true}, true, false, false, "connect and bind to ports 8080, 9090 too"},
 		{"nothing", false, namespaces{}, HostInfo{}, false, true, false, "nothing denies"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -81,12 +81,13 @@ type helperSpec struct {
 	// listener to moat; without one, moat listens on the host's loopback
 	// and Landlock allows connecting to that port only.
 	ProxyPort int `json:"proxy_port,omitempty"`
-	// DenyTCPPorts are the TCP ports no command may connect to, on any
-	// address, under the host's network, where nothing else restricts TCP
-	// connect: the zygote builds a Landlock layer of its own for them
-	// (buildPortDeny). Empty (also the zero value) denies none this way;
-	// with a network namespace or DenyConnect the host sets none, as every
-	// port of the host is out of reach already.
+	// DenyTCPPorts are the TCP ports no command may connect to or bind,
+	// on any address, on the host's network stack (host network, or
+	// DenyConnect, where connect is limited already but bind is not): the
+	// zygote builds a Landlock layer of its own for them (buildPortDeny).
+	// Empty (also the zero value) denies none this way; with a network
+	// namespace the host sets none, as every port of the host is out of
+	// reach and a bind lands in the sandbox's own namespace.
 	DenyTCPPorts []uint16 `json:"deny_tcp_ports,omitempty"`
 	// Permissive builds the root from every host top-level directory,
 	// writable and executable, instead of the allow-list.
