@@ -84,6 +84,9 @@ func checkPlaces(cfg *Config) error {
 			return placeError(err)
 		}
 	}
+	if err := workdircheck.ServePlaces(serveRuntimeDirs(), cfg.WorkDir, cfg.Home, grants); err != nil {
+		return placeError(err)
+	}
 	if err := checkOpenFiles(cfg.Limits.OpenFiles); err != nil { // validate.go
 		return err
 	}
@@ -375,6 +378,18 @@ func cutEnv(kv string) (string, string, bool) {
 // those other runs recorded there (internal/runjournal, internal/cachehome).
 func protectStateRoot(v spec.View, caches *cachehome.Kept) spec.View {
 	return runjournal.ProtectStateRoot(v, func(root string) []string {
-		return append([]string{caches.Root(cacheLayout)}, cachehome.RecordedRoots(root)...)
+		more := append([]string{caches.Root(cacheLayout)}, cachehome.RecordedRoots(root)...)
+		for _, d := range serveRuntimeDirs() {
+			if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+				more = append(more, d)
+			}
+		}
+		return more
 	})
+}
+
+// serveRuntimeDirs are where moat serve keeps its socket: hidden from
+// every view, and refused as a place (checkPlaces).
+func serveRuntimeDirs() []string {
+	return statedir.ServeRuntimeDirs(os.Getenv("XDG_RUNTIME_DIR"), os.Getuid())
 }

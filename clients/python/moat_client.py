@@ -1005,14 +1005,16 @@ def _check_url(url: str) -> "tuple[str, int]":
         raise _error("bad_request", "MOAT_SERVE_URL %r: bad port" % url) from None
     if port is None:
         raise _error("bad_request", "MOAT_SERVE_URL %r: no port" % url)
-    if host != "localhost":
-        try:
-            loop = ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            loop = False
-        if not loop:
-            # The token travels in clear text: never off this machine.
-            raise _error("bad_request", "MOAT_SERVE_URL %r: moat serve listens on loopback only" % url)
+    try:
+        loop = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        # A name (even "localhost") may resolve to another loopback
+        # address than the one the server listens on, where anyone's
+        # process, a sandbox on the host's network too, may be listening.
+        raise _error("bad_request", "MOAT_SERVE_URL %r: name the address moat serve printed (its ready line's \"listen\"), like http://127.0.0.1:PORT, not a host name" % url) from None
+    if not loop:
+        # The token travels in clear text: never off this machine.
+        raise _error("bad_request", "MOAT_SERVE_URL %r: moat serve listens on loopback only" % url)
     return host, port
 
 

@@ -202,9 +202,12 @@ class FindingTest(unittest.TestCase):
 
     def test_url_refused_off_loopback(self) -> None:
         for url in ["https://127.0.0.1:1", "http://10.0.0.1:80", "http://example.com:80",
-                    "http://127.0.0.1", "http://127.0.0.1:80/x", "http://u:p@127.0.0.1:80", "ftp://127.0.0.1:1"]:
+                    "http://127.0.0.1", "http://127.0.0.1:80/x", "http://u:p@127.0.0.1:80", "ftp://127.0.0.1:1",
+                    "http://localhost:80"]:  # a name may resolve to another loopback address
             with self.subTest(url=url), self.assertRaises(mc.BadRequest):
                 mc.Client(url=url, token="x")
+        for url in ["http://127.0.0.1:80", "http://[::1]:80"]:  # control
+            mc.Client(url=url, token="x")
 
     def test_token_file_refusals(self) -> None:
         tf = self.token_file()

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -133,6 +134,9 @@ func runServe(std stdio, f serveFlags) error {
 		return err
 	}
 	opt.Policies, opt.Log = policies, std.err
+	if err := checkSocketPlace(f.socket); err != nil {
+		return err
+	}
 	token, err := serve.NewToken()
 	if err != nil {
 		return failf("serve: the token: %w", err)
@@ -183,6 +187,37 @@ func runServe(std stdio, f serveFlags) error {
 	m.Shutdown()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return failf("serve: %w", serveErr)
+	}
+	return nil
+}
+
+// checkSocketPlace refuses a socket directory that a sandbox of an earlier
+// run could write (the record of writable places in moat's state
+// directory): a sandbox that can write there can move the socket aside and
+// listen in its place, and take the token a client sends. The default
+// directory is hidden from every sandbox and refused as a place.
+func checkSocketPlace(socket string) error {
+	sock := socket
+	if sock == "" {
+		var err error
+		if sock, err = serve.DefaultSocket(); err != nil {
+			return nil // Listen says why
+		}
+	}
+	abs, err := filepath.Abs(sock)
+	if err != nil {
+		return nil // Listen says why
+	}
+	store, err := hostStore() // hostinputs.go
+	if err != nil {
+		return err
+	}
+	place, err := store.PastPlace(filepath.Dir(abs))
+	if err != nil {
+		return failf("serve: the socket's directory: %w", err)
+	}
+	if place != "" {
+		return usagef("--socket %q: its directory lies in %s, which a sandbox of an earlier run could write (it could listen in the server's place); name a directory no sandbox was given", sock, place)
 	}
 	return nil
 }

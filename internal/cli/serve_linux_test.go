@@ -232,3 +232,33 @@ func TestServeKill9(t *testing.T) {
 		t.Errorf("the killed session's working directory %s was not swept: %v", workdir, err)
 	}
 }
+
+// A socket directory that a sandbox of an earlier run could write is
+// refused: the sandbox could listen in the server's place. Control: a
+// directory no sandbox was given passes the same check.
+func TestServeSocketInPastPlace(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_STATE_HOME", state)
+	dir := t.TempDir()
+	store, err := hostStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.RecordPlaces([]string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"serve", "--socket", filepath.Join(dir, "s.sock")}
+	r := runMoat(t, nil, args...)
+	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "a sandbox of an earlier run could write") {
+		t.Errorf("moat %q: exit %d, stderr %q; want exit 2 and one line saying why", args, r.code, r.stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left behind: %v", ents)
+	}
+	if err := checkSocketPlace(filepath.Join(t.TempDir(), "s.sock")); err != nil {
+		t.Errorf("control: a fresh directory: %v", err)
+	}
+}

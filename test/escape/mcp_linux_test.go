@@ -154,10 +154,11 @@ except Exception as e:
 
 // The token file is in moat's state root, which every sandbox's view
 // hides and no grant reaches: even a sandbox at the permissive level,
-// granted the runtime directory (where the token file used to be), cannot
-// read it, with namespaces and without. The control writes the token
-// where it used to be, in that granted runtime directory, and the same
-// read in the same sandbox gets it: the place is what keeps it out.
+// granted the runtime directory (whose moat directory held the token file
+// once), cannot read it, with namespaces and without. The control writes
+// a copy of the token straight into that granted runtime directory, and
+// the same read in the same sandbox gets it: the place is what keeps it
+// out.
 func TestMCPTokenFileHidden(t *testing.T) {
 	probe := func(t *testing.T) {
 		perm := moat.IsolationPermissive
@@ -169,11 +170,7 @@ func TestMCPTokenFileHidden(t *testing.T) {
 		if strings.HasPrefix(s.tokenFile, s.runtimeDir+"/") {
 			t.Fatalf("the token file %q is in the runtime directory", s.tokenFile)
 		}
-		old := filepath.Join(s.runtimeDir, "moat")
-		if err := os.Mkdir(old, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		oldFile, err := mcpserver.WriteToken(old, s.port, s.token)
+		oldFile, err := mcpserver.WriteToken(s.runtimeDir, s.port, s.token)
 		if err != nil {
 			t.Fatal(err)
 		}
