@@ -54,7 +54,61 @@ func TestMoatMCPBadInputs(t *testing.T) {
 			if ents, _ := os.ReadDir(rt); len(ents) != 0 {
 				t.Errorf("left in the runtime directory: %v", ents)
 			}
+			if _, err := os.Lstat(filepath.Join(state, "moat", "mcp")); err == nil && tc.code == 2 {
+				t.Errorf("a token directory was made in the state root")
+			}
 		})
+	}
+}
+
+// moat mcp --listen writes its token file, 0600, into the state root's mcp
+// directory (0700), which every sandbox's view hides, and nothing into the
+// runtime directory, which a policy may grant; at exit the file is gone.
+func TestMoatMCPListenTokenInStateRoot(t *testing.T) {
+	rt := filepath.Join(t.TempDir(), "run")
+	if err := os.Mkdir(rt, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	cmd := exec.Command(moatBin, "mcp", "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+rt, "XDG_STATE_HOME="+state)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no ready line: %v", err)
+	}
+	var ready struct {
+		TokenFile string `json:"token_file"`
+	}
+	if err := json.Unmarshal([]byte(line), &ready); err != nil {
+		t.Fatalf("ready line %q: %v", line, err)
+	}
+	dir := filepath.Join(state, "moat", "mcp")
+	if filepath.Dir(ready.TokenFile) != dir {
+		t.Errorf("token file %q, want it in %s", ready.TokenFile, dir)
+	}
+	if fi, err := os.Stat(ready.TokenFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("token file: %v, %v", fi, err)
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Errorf("token directory: %v, %v", fi, err)
+	}
+	if ents, _ := os.ReadDir(rt); len(ents) != 0 {
+		t.Errorf("written into the runtime directory: %v", ents)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("moat mcp after SIGINT: %v", err)
+	}
+	if _, err := os.Lstat(ready.TokenFile); err == nil {
+		t.Errorf("the token file is left after exit")
 	}
 }
 

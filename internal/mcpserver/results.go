@@ -100,14 +100,16 @@ func refusalLines(rs []Refusal) string {
 }
 
 // result is a tool's answer: summary, written by moat with any sandbox text
-// quoted, then data as JSON, which is also the structured content.
+// quoted, then data as JSON, which is also the structured content. In the
+// text content nothing invisible stays raw (visible.go); the structured
+// content keeps the data as it was.
 func result(summary string, data any) (*mcp.CallToolResult, any, error) {
 	js, err := json.Marshal(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcpserver: encode result: %w", err)
 	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: summary + "\n" + string(js)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: visibleLines(summary) + "\n" + visibleJSON(js)}},
 		StructuredContent: json.RawMessage(js),
 	}, nil, nil
 }
@@ -143,7 +145,9 @@ func failure(err error) (*mcp.CallToolResult, any, error) {
 			info.Advice = advice(info.Setting)
 		}
 	}
-	text := fmt.Sprintf("error (%s): %s", info.Code, info.Message)
+	// One line whatever the message holds: a raw newline or escape in it
+	// (a cause the session did not quote) is written out.
+	text := fmt.Sprintf("error (%s): %s", safeWord(info.Code), oneLine(info.Message))
 	if info.Advice != "" {
 		text += "; " + info.Advice
 	}

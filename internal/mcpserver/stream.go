@@ -2,9 +2,7 @@ package mcpserver
 
 import (
 	"context"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -12,7 +10,9 @@ import (
 )
 
 // A run_command whose request carries a progress token streams its output
-// as progress notifications (message "stdout: ..." or "stderr: ..."), at
+// as progress notifications (message `stdout: "..."` or `stderr: "..."`,
+// the bytes Go-quoted: no terminal escape, control, bidirectional or
+// zero-width character raw, a byte that is not UTF-8 as \xNN), at
 // most maxNotes of at most noteBytes each and streamCap bytes in all; the
 // result still carries the bounded output.
 const (
@@ -68,7 +68,7 @@ func (s *streamer) output(st session.Stream, data []byte) {
 	_ = s.ss.NotifyProgress(s.ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: s.token,
 		Progress:      float64(s.sent),
-		Message:       string(st) + ": " + strings.ToValidUTF8(string(chunk), string(utf8.RuneError)),
+		Message:       string(st) + ": " + quoteData(chunk), // data: quoted, no escape raw
 	})
 }
 

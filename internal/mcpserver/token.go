@@ -21,28 +21,20 @@ func NewToken() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// TokenDir is the 0700 directory the token file goes in:
-// $XDG_RUNTIME_DIR/moat, or stateRoot/mcp when there is no runtime
-// directory (empty stateRoot means moat's state directory). It is made if
-// missing and refused unless it is a directory of this user's that nobody
-// else may enter.
+// TokenDir is the 0700 directory the token file goes in: stateRoot/mcp
+// (empty stateRoot means moat's state directory), which every sandbox's
+// view hides and no grant may reach; never the runtime directory, which a
+// policy may grant readable. It is made if missing and refused unless it
+// is a directory of this user's that nobody else may enter.
 func TokenDir(stateRoot string) (string, error) {
-	var dir string
-	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
-		if fi, err := os.Stat(rt); err == nil && fi.IsDir() {
-			dir = filepath.Join(rt, "moat")
+	if stateRoot == "" {
+		root, err := runjournal.StateRoot()
+		if err != nil {
+			return "", fmt.Errorf("token directory: %w", err)
 		}
+		stateRoot = root
 	}
-	if dir == "" {
-		if stateRoot == "" {
-			root, err := runjournal.StateRoot()
-			if err != nil {
-				return "", fmt.Errorf("token directory: no runtime directory, and %w", err)
-			}
-			stateRoot = root
-		}
-		dir = filepath.Join(stateRoot, "mcp")
-	}
+	dir := filepath.Join(stateRoot, "mcp")
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", fmt.Errorf("token directory %q: %w", dir, err)
 	}

@@ -8,14 +8,20 @@ import (
 )
 
 func TestTokenFile(t *testing.T) {
+	// A runtime directory is never used, even when there is one: a policy
+	// may grant it readable.
 	rt := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", rt)
-	dir, err := TokenDir("")
+	root := t.TempDir()
+	dir, err := TokenDir(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dir != filepath.Join(rt, "moat") {
-		t.Errorf("dir %q", dir)
+	if dir != filepath.Join(root, "mcp") {
+		t.Errorf("dir %q, want the state root's mcp directory", dir)
+	}
+	if _, err := os.Lstat(filepath.Join(rt, "moat")); err == nil {
+		t.Error("TokenDir made a directory in the runtime directory")
 	}
 	fi, _ := os.Stat(dir)
 	if fi.Mode().Perm() != 0o700 {
@@ -50,22 +56,20 @@ func TestTokenFile(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := TokenDir(""); err == nil {
+	if _, err := TokenDir(root); err == nil {
 		t.Error("a 0755 token directory was accepted")
 	}
-	rt2 := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", rt2)
+	root2 := t.TempDir()
 	other := t.TempDir()
-	if err := os.Symlink(other, filepath.Join(rt2, "moat")); err != nil {
+	if err := os.Symlink(other, filepath.Join(root2, "mcp")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := TokenDir(""); err == nil {
+	if _, err := TokenDir(root2); err == nil {
 		t.Error("a link as the token directory was accepted")
 	}
-	// No runtime directory: under the state root.
-	t.Setenv("XDG_RUNTIME_DIR", "")
-	root := t.TempDir()
-	if dir, err := TokenDir(root); err != nil || dir != filepath.Join(root, "mcp") {
-		t.Errorf("TokenDir(state root) = %q, %v", dir, err)
+	// No state root given: moat's state directory, not the runtime one.
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	if dir, err := TokenDir(""); err != nil || !strings.HasPrefix(dir, os.Getenv("XDG_STATE_HOME")+"/") || strings.HasPrefix(dir, rt) {
+		t.Errorf("TokenDir(\"\") = %q, %v; want under $XDG_STATE_HOME", dir, err)
 	}
 }

@@ -165,18 +165,21 @@ func commandEnv(m map[string]string) ([]string, error) {
 
 // startFailure is a command that could not start, as an *Error: not
 // found and not executable are CodeStart, the rest moat's own failure.
+// The cause repeats the command's name (the caller's, or the sandbox's
+// words about it), so it is quoted like the name: no newline or escape of
+// it reaches the message raw.
 func startFailure(name string, err error) *Error {
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
-		return errorf(CodeStart, "command %q not found in the sandbox: %s", name, err)
+		return errorf(CodeStart, "command %q not found in the sandbox: %q", name, err.Error())
 	case errors.Is(err, fs.ErrPermission):
-		return errorf(CodeStart, "command %q cannot be executed in the sandbox: %s", name, err)
+		return errorf(CodeStart, "command %q cannot be executed in the sandbox: %q", name, err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return errorf(CodeBadRequest, "command %q not started: the request ended first", name)
 	}
 	var ue *moat.UnsupportedError
 	if errors.As(err, &ue) {
-		return errorf(CodeInternal, "command %q not started: %s", name, err)
+		return errorf(CodeInternal, "command %q not started: %q", name, err.Error())
 	}
-	return errorf(CodeStart, "command %q could not be started: %s", name, err)
+	return errorf(CodeStart, "command %q could not be started: %q", name, err.Error())
 }

@@ -22,16 +22,18 @@ import (
 )
 
 // mcpHTTPServer is moat mcp's HTTP face over pol, as `moat mcp --listen`
-// builds it: the token in a 0700 directory of this test's runtime
-// directory, the guard in front.
+// builds it: the token in moat's state root (mcpserver.TokenDir), the
+// guard in front, and a runtime directory of this test's
+// ($XDG_RUNTIME_DIR).
 type mcpHTTPServer struct {
-	url, token, tokenFile string
-	port                  int
+	url, token, tokenFile, runtimeDir string
+	port                              int
 }
 
-// startMCPHTTP serves pol (made by mk, given the port) on a loopback port
-// and returns the server and an MCP client connected with the token.
-func startMCPHTTP(t *testing.T, mk func(port int, tokenDir string) session.Policy) (mcpHTTPServer, *mcp.ClientSession) {
+// startMCPHTTP serves pol (made by mk, given the port and the runtime
+// directory) on a loopback port and returns the server and an MCP client
+// connected with the token.
+func startMCPHTTP(t *testing.T, mk func(port int, runtimeDir string) session.Policy) (mcpHTTPServer, *mcp.ClientSession) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -47,7 +49,7 @@ func startMCPHTTP(t *testing.T, mk func(port int, tokenDir string) session.Polic
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := sessionManager(t, session.Options{Policies: []session.Policy{mk(port, dir)}})
+	m := sessionManager(t, session.Options{Policies: []session.Policy{mk(port, rt)}})
 	srv, err := mcpserver.New(mcpserver.Options{Manager: m})
 	if err != nil {
 		t.Fatal(err)
@@ -61,10 +63,11 @@ func startMCPHTTP(t *testing.T, mk func(port int, tokenDir string) session.Polic
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { os.Remove(file) })
 	hs := &http.Server{Handler: srv.HTTPHandler(port, token)}
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
-	s := mcpHTTPServer{url: "http://127.0.0.1:" + strconv.Itoa(port) + mcpserver.HTTPPath, token: token, tokenFile: file, port: port}
+	s := mcpHTTPServer{url: "http://127.0.0.1:" + strconv.Itoa(port) + mcpserver.HTTPPath, token: token, tokenFile: file, runtimeDir: rt, port: port}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "escape", Version: "0"}, nil).Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: &http.Client{Transport: bearerRT{token}}}, nil)
 	if err != nil {
@@ -149,20 +152,38 @@ except Exception as e:
 	}, func(r result) bool { return strings.TrimSpace(r.Stdout) != "200" })
 }
 
-// The token file is out of every sandbox's view: a command cannot read it.
-// The control grants its directory readable, and the same read gets it.
+// The token file is in moat's state root, which every sandbox's view
+// hides and no grant reaches: even a sandbox at the permissive level,
+// granted the runtime directory (whose moat directory held the token file
+// once), cannot read it, with namespaces and without. The control writes
+// a copy of the token straight into that granted runtime directory, and
+// the same read in the same sandbox gets it: the place is what keeps it
+// out.
 func TestMCPTokenFileHidden(t *testing.T) {
-	probe := func(t *testing.T, lifted bool) result {
-		s, cs := startMCPHTTP(t, func(_ int, tokenDir string) session.Policy {
-			return sessionPolicy(t, func(r *policy.Result) {
-				if lifted {
-					r.Grants = append(r.Grants, moat.PathRequest{Path: tokenDir, Access: moat.READ})
-				}
-			})
+	probe := func(t *testing.T) {
+		perm := moat.IsolationPermissive
+		s, cs := startMCPHTTP(t, func(_ int, rt string) session.Policy {
+			return servePolicy(t, "default", func(r *policy.Result) {
+				r.Grants = append(r.Grants, moat.PathRequest{Path: rt, Access: moat.READ})
+			}, policy.Layer{Isolation: &perm})
 		})
-		r := mcpRun(t, cs, nil, "cat", s.tokenFile)
-		r.Stdout = strings.Replace(r.Stdout, s.token, "<the token>", 1)
-		return r
+		if strings.HasPrefix(s.tokenFile, s.runtimeDir+"/") {
+			t.Fatalf("the token file %q is in the runtime directory", s.tokenFile)
+		}
+		oldFile, err := mcpserver.WriteToken(s.runtimeDir, s.port, s.token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		attack(t, "read", func(t *testing.T, lifted bool) result {
+			f := s.tokenFile
+			if lifted {
+				f = oldFile
+			}
+			r := mcpRun(t, cs, nil, "cat", f)
+			r.Stdout = strings.Replace(r.Stdout, s.token, "<the token>", 1)
+			return r
+		}, func(r result) bool { return !strings.Contains(r.Stdout, "<the token>") })
 	}
-	attack(t, "read", probe, func(r result) bool { return !strings.Contains(r.Stdout, "<the token>") })
+	t.Run("namespaces", probe)
+	t.Run("no namespaces", func(t *testing.T) { withoutNamespaces(t, probe) })
 }
