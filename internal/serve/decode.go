@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/session"
@@ -50,8 +51,12 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 }
 
 // decodeJSON decodes exactly one JSON value from body into v, refusing
-// unknown fields and anything after the value.
+// unknown fields, keys spelled in another case than v's, keys given twice,
+// and anything after the value.
 func decodeJSON(body []byte, v any) error {
+	if err := checkKeys(body, reflect.TypeOf(v)); err != nil {
+		return errf(session.CodeBadRequest, "the request body: "+err.Error())
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

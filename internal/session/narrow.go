@@ -138,18 +138,18 @@ func narrowGrants(grants []moat.PathRequest, want map[string]string) ([]moat.Pat
 		if !filepath.IsAbs(k) {
 			return nil, settingErrorf(CodeBadRequest, "grants", "narrow.grants %q: not an absolute path; name one of the policy's grant paths as absolute: %s", bounded(k), grantPaths(grants))
 		}
+		v := want[k]
+		a, ok := narrowAccess[v]
+		if !ok && v != "none" {
+			return nil, settingErrorf(CodeBadRequest, "grants", "narrow.grants %q: access %q: want one of \"none\", \"r\", \"rw\", \"rx\", \"rwx\" (writing and executing each imply reading)", bounded(k), bounded(v))
+		}
 		i := slices.IndexFunc(grants, func(g moat.PathRequest) bool { return samePath(g.Path, k) })
 		if i < 0 {
 			return nil, settingErrorf(CodeWiden, "grants", "narrow.grants %q: the policy grants no such path; a session may only narrow the policy's grants: %s", bounded(k), grantPaths(grants))
 		}
-		v := want[k]
 		if v == "none" {
 			drop[i] = true
 			continue
-		}
-		a, ok := narrowAccess[v]
-		if !ok {
-			return nil, settingErrorf(CodeBadRequest, "grants", "narrow.grants %q: access %q: want one of \"none\", \"r\", \"rw\", \"rx\", \"rwx\" (writing and executing each imply reading)", bounded(k), bounded(v))
 		}
 		have := grants[i].Access
 		if have&(moat.WRITE|moat.EXEC) != 0 {
