@@ -7,8 +7,9 @@ import (
 )
 
 // Timeouts of the HTTP server: a client has 10 s to send its headers (a
-// slow one cannot pin a connection), 60 s for a body (decode.go), and an
-// idle connection is closed after 2 minutes. There is no overall write
+// slow one cannot pin a connection), 10 s plus 1 s a MiB for a body, read
+// before the request takes a turn (decode.go), and an idle connection is
+// closed after 2 minutes. There is no overall write
 // timeout, since a streamed run lasts as long as its command; each write
 // has its own deadline (writeTime).
 const (

@@ -25,6 +25,16 @@ type Options struct {
 	MaxConcurrent int
 	// QueueWait is how long a request waits for a turn; 0 means 10 s.
 	QueueWait time.Duration
+	// MaxBodies bounds requests whose bodies are being read at once; 0
+	// means 64. A body is read whole before its request takes one of the
+	// MaxConcurrent turns, so clients that send their bodies slowly hold
+	// only these, never the turns of requests without a body (GET,
+	// DELETE). A request waits up to QueueWait for one, then is answered
+	// busy.
+	MaxBodies int
+	// BodyTime is how long a client has to send a request body once its
+	// headers are in; 0 means 10 s, plus 1 s per MiB of the body.
+	BodyTime time.Duration
 	// Log receives one line per refused connection or failed request;
 	// nil discards.
 	Log io.Writer
@@ -38,6 +48,9 @@ type Server struct {
 	sem   chan struct{}
 	wait  time.Duration
 	log   io.Writer
+
+	bodies   chan struct{} // requests reading their bodies
+	bodyTime time.Duration // 0: the default, by size
 
 	mu       sync.Mutex
 	guardOff map[string]bool // live sessions without the socket guard
@@ -60,15 +73,21 @@ func New(opt Options) (*Server, error) {
 	if wait <= 0 {
 		wait = queueWait
 	}
-	return &Server{m: opt.Manager, token: []byte(opt.Token), sem: make(chan struct{}, n), wait: wait, log: log, guardOff: map[string]bool{}}, nil
+	nb := opt.MaxBodies
+	if nb <= 0 {
+		nb = 64
+	}
+	return &Server{m: opt.Manager, token: []byte(opt.Token), sem: make(chan struct{}, n), wait: wait, log: log,
+		bodies: make(chan struct{}, nb), bodyTime: opt.BodyTime, guardOff: map[string]bool{}}, nil
 }
 
 // queueWait is the default bound on how long a request waits for a free
 // slot.
 const queueWait = 10 * time.Second
 
-// Handler is the API: authorization, the bound on concurrent requests,
-// then the routes.
+// Handler is the API: authorization, the request body read whole (under
+// its own bound and deadline), the bound on concurrent requests, then the
+// routes.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	seen := map[string]bool{}
@@ -83,6 +102,11 @@ func (s *Server) Handler() http.Handler {
 		writeError(w, errf(session.CodeNotFound, "no such route; see GET /v1/openapi.json"))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 {
+			// Whatever is answered, the body left unread is discarded
+			// within a bounded time (net/http reads up to 256 KiB of it).
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.bodyDeadline(r)))
+		}
 		tokenOK, err := s.authorize(r)
 		if err != nil {
 			fmt.Fprintf(s.log, "moat serve: refused %s %q: %v\n", r.Method, trimmed(r.URL.Path), err)
@@ -90,25 +114,40 @@ func (s *Server) Handler() http.Handler {
 			writeError(w, err)
 			return
 		}
-		if !s.acquire(r.Context()) {
+		req := r.WithContext(context.WithValue(r.Context(), tokenKey{}, tokenOK))
+		var bodyRead func()
+		if r.ContentLength != 0 {
+			body, done, err := s.readBody(w, r)
+			if err != nil {
+				writeError(w, err)
+				return
+			}
+			req.Body, bodyRead = body, done
+		}
+		ok := acquire(r.Context(), s.sem, s.wait)
+		if bodyRead != nil {
+			bodyRead() // held until now, so that bodies read wait in a bounded number
+		}
+		if !ok {
 			writeError(w, errf(session.CodeBusy, "the server is handling too many requests; retry"))
 			return
 		}
 		defer func() { <-s.sem }()
-		mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenKey{}, tokenOK)))
+		mux.ServeHTTP(w, req)
 	})
 }
 
-func (s *Server) acquire(ctx context.Context) bool {
+// acquire takes a slot of sem, waiting up to wait for one.
+func acquire(ctx context.Context, sem chan struct{}, wait time.Duration) bool {
 	select {
-	case s.sem <- struct{}{}:
+	case sem <- struct{}{}:
 		return true
 	default:
 	}
-	t := time.NewTimer(s.wait)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
-	case s.sem <- struct{}{}:
+	case sem <- struct{}{}:
 		return true
 	case <-ctx.Done():
 	case <-t.C:

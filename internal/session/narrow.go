@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,7 +120,10 @@ func splitPort(s string) (host, port string) {
 }
 
 // narrowGrants keeps, of the policy's grants, what want names: "none"
-// drops a grant, letters keep a subset of its access.
+// drops a grant, "r", "rw", "rx" or "rwx" keeps that much of its access.
+// A key is one of the policy's grant paths, absolute; an access moat
+// could not enforce exactly as written (such as "w", which would still
+// allow reading) is refused.
 func narrowGrants(grants []moat.PathRequest, want map[string]string) ([]moat.PathRequest, error) {
 	if len(want) == 0 {
 		return grants, nil
@@ -131,22 +135,28 @@ func narrowGrants(grants []moat.PathRequest, want map[string]string) ([]moat.Pat
 	slices.Sort(keys) // the first error is the same every time
 	drop := map[int]bool{}
 	for _, k := range keys {
-		i := slices.IndexFunc(grants, func(g moat.PathRequest) bool { return samePath(g.Path, k) })
-		if i < 0 {
-			return nil, settingErrorf(CodeWiden, "grants", "narrow.grants %q: the policy grants no such path; a session may only narrow the policy's grants", k)
+		if !filepath.IsAbs(k) {
+			return nil, settingErrorf(CodeBadRequest, "grants", "narrow.grants %q: not an absolute path; name one of the policy's grant paths as absolute: %s", bounded(k), grantPaths(grants))
 		}
 		v := want[k]
+		a, ok := narrowAccess[v]
+		if !ok && v != "none" {
+			return nil, settingErrorf(CodeBadRequest, "grants", "narrow.grants %q: access %q: want one of \"none\", \"r\", \"rw\", \"rx\", \"rwx\" (writing and executing each imply reading)", bounded(k), bounded(v))
+		}
+		i := slices.IndexFunc(grants, func(g moat.PathRequest) bool { return samePath(g.Path, k) })
+		if i < 0 {
+			return nil, settingErrorf(CodeWiden, "grants", "narrow.grants %q: the policy grants no such path; a session may only narrow the policy's grants: %s", bounded(k), grantPaths(grants))
+		}
 		if v == "none" {
 			drop[i] = true
 			continue
 		}
-		a, err := parseAccess(v)
-		if err != nil {
-			return nil, settingErrorf(CodeBadRequest, "grants", "narrow.grants %q: %q: %v", k, v, err)
+		have := grants[i].Access
+		if have&(moat.WRITE|moat.EXEC) != 0 {
+			have |= moat.READ
 		}
-		have := grants[i].Access | moat.READ
 		if a&^have != 0 {
-			return nil, settingErrorf(CodeWiden, "grants", "narrow.grants %q: %q asks for more than the policy's %q", k, v, accessLetters(have))
+			return nil, settingErrorf(CodeWiden, "grants", "narrow.grants %q: %q asks for more than the policy's %q", bounded(k), v, have.String())
 		}
 		grants[i].Access = a
 	}
@@ -159,56 +169,55 @@ func narrowGrants(grants []moat.PathRequest, want map[string]string) ([]moat.Pat
 	return out, nil
 }
 
-// samePath says whether the client's key names the grant path g, as
-// written or made absolute.
+// narrowAccess is every access a narrowing may keep, as it is spelled:
+// each means exactly what moat enforces for it.
+var narrowAccess = map[string]moat.Access{
+	"r":   moat.READ,
+	"rw":  moat.READ | moat.WRITE,
+	"rx":  moat.READ | moat.EXEC,
+	"rwx": moat.READ | moat.WRITE | moat.EXEC,
+}
+
+// samePath says whether the client's absolute key names the grant path g
+// (as written in the policy, made absolute if it is not).
 func samePath(g, key string) bool {
-	if key == "" {
-		return false
+	key = filepath.Clean(key)
+	if !filepath.IsAbs(g) {
+		ag, err := filepath.Abs(g)
+		if err != nil {
+			return false
+		}
+		g = ag
 	}
-	g, key = filepath.Clean(g), filepath.Clean(key)
-	if g == key {
-		return true
-	}
-	ag, err1 := filepath.Abs(g)
-	ak, err2 := filepath.Abs(key)
-	return err1 == nil && err2 == nil && ag == ak
+	return filepath.Clean(g) == key
 }
 
-// parseAccess reads access letters "r", "w", "x" in any order, each at
-// most once; w and x imply r.
-func parseAccess(s string) (moat.Access, error) {
-	if s == "" {
-		return 0, errorf(CodeBadRequest, `want "none" or letters of "rwx"`)
+// grantPaths lists the policy's grant paths for an error message, at most
+// maxListed of them.
+func grantPaths(grants []moat.PathRequest) string {
+	const maxListed = 16
+	if len(grants) == 0 {
+		return "the policy has none"
 	}
-	var a moat.Access
-	for _, c := range s {
-		var bit moat.Access
-		switch c {
-		case 'r':
-			bit = moat.READ
-		case 'w':
-			bit = moat.WRITE
-		case 'x':
-			bit = moat.EXEC
-		default:
-			return 0, errorf(CodeBadRequest, `want "none" or letters of "rwx"`)
+	var b strings.Builder
+	for i, g := range grants {
+		if i == maxListed {
+			fmt.Fprintf(&b, " and %d more", len(grants)-maxListed)
+			break
 		}
-		if a&bit != 0 {
-			return 0, errorf(CodeBadRequest, "a letter given twice")
+		if i > 0 {
+			b.WriteString(", ")
 		}
-		a |= bit
+		fmt.Fprintf(&b, "%q", g.Path)
 	}
-	return a | moat.READ, nil
+	return b.String()
 }
 
-// accessLetters spells a as "r", "rw", "rx" or "rwx".
-func accessLetters(a moat.Access) string {
-	s := "r"
-	if a&moat.WRITE != 0 {
-		s += "w"
-	}
-	if a&moat.EXEC != 0 {
-		s += "x"
+// bounded cuts a client's string for an error message.
+func bounded(s string) string {
+	const max = 200
+	if len(s) > max {
+		return s[:max] + "..."
 	}
 	return s
 }

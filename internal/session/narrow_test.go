@@ -2,7 +2,9 @@ package session
 
 import (
 	"errors"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +56,16 @@ func TestNarrow(t *testing.T) {
 		{"exec of a writable grant", Narrowing{Grants: map[string]string{"/var/tmp/data": "rx"}}, CodeWiden, "grants", nil},
 		{"a grant the policy lacks", Narrowing{Grants: map[string]string{"/home": "r"}}, CodeWiden, "grants", nil},
 		{"a bad access", Narrowing{Grants: map[string]string{"/usr/share": "q"}}, CodeBadRequest, "grants", nil},
+		{"write-only, which moat cannot enforce", Narrowing{Grants: map[string]string{"/var/tmp/data": "w"}}, CodeBadRequest, "grants", nil},
+		{"exec-only, which moat cannot enforce", Narrowing{Grants: map[string]string{"/var/tmp/data": "x"}}, CodeBadRequest, "grants", nil},
+		{"write and exec without read", Narrowing{Grants: map[string]string{"/var/tmp/data": "wx"}}, CodeBadRequest, "grants", nil},
+		{"letters out of order", Narrowing{Grants: map[string]string{"/var/tmp/data": "wr"}}, CodeBadRequest, "grants", nil},
+		{"upper case", Narrowing{Grants: map[string]string{"/var/tmp/data": "R"}}, CodeBadRequest, "grants", nil},
+		{"NONE", Narrowing{Grants: map[string]string{"/var/tmp/data": "NONE"}}, CodeBadRequest, "grants", nil},
+		{"the same access", Narrowing{Grants: map[string]string{"/var/tmp/data": "rw"}}, "", "", func(r policy.Result) bool { return r.Grants[1].Access == moat.READ|moat.WRITE }},
+		{"a relative path", Narrowing{Grants: map[string]string{"var/tmp/data": "r"}}, CodeBadRequest, "grants", nil},
+		{"a dot-relative path", Narrowing{Grants: map[string]string{"./data": "none"}}, CodeBadRequest, "grants", nil},
+		{"an empty path", Narrowing{Grants: map[string]string{"": "none"}}, CodeBadRequest, "grants", nil},
 		{"an empty access", Narrowing{Grants: map[string]string{"/usr/share": ""}}, CodeBadRequest, "grants", nil},
 		{"less memory", Narrowing{Limits: NarrowLimits{MemoryBytes: 512 << 20}}, "", "", func(r policy.Result) bool { return r.Config.Limits.MemoryBytes == 512<<20 }},
 		{"more memory", Narrowing{Limits: NarrowLimits{MemoryBytes: 2 << 30}}, CodeWiden, "limits.max-memory", nil},
@@ -209,5 +221,51 @@ func FuzzNarrow(f *testing.F) {
 		if why := wider(orig, got); why != "" {
 			t.Fatalf("%+v narrowed %+v to something wider: %s", n, orig, why)
 		}
+		if grant != "" && (!filepath.IsAbs(grant) || !slices.Contains([]string{"none", "r", "rw", "rx", "rwx"}, access)) {
+			t.Fatalf("grant %q access %q accepted: want an absolute path and an access moat enforces as written", grant, access)
+		}
 	})
+}
+
+// TestNarrowedGrantSummary: a session's Summary says what its narrowed
+// grants allow: a writable grant narrowed to "r" is listed readable, not
+// writable, and a dropped grant is not listed at all.
+func TestNarrowedGrantSummary(t *testing.T) {
+	p := narrowPolicy()
+	before := summarize(p, "/w")
+	if !slices.Contains(before.Writable, "/var/tmp/data") || !slices.Contains(before.Readable, "/usr/share") {
+		t.Fatalf("control: the policy's own summary is %+v", before)
+	}
+	got, err := narrow(p, Narrowing{Grants: map[string]string{"/var/tmp/data": "r", "/usr/share": "none"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := summarize(got, "/w")
+	if !slices.Equal(s.Writable, []string{"/w"}) || !slices.Equal(s.Readable, []string{"/var/tmp/data"}) {
+		t.Errorf("narrowed summary: writable %q readable %q, want [/w] and [/var/tmp/data]", s.Writable, s.Readable)
+	}
+}
+
+// TestNarrowGrantErrorsName: a refused grant names the key, the accepted
+// values, and for a relative or unknown path the policy's grant paths.
+func TestNarrowGrantErrorsName(t *testing.T) {
+	for _, tc := range []struct {
+		grants map[string]string
+		want   []string
+	}{
+		{map[string]string{"/var/tmp/data": "w"}, []string{`"/var/tmp/data"`, `"w"`, `"none", "r", "rw", "rx", "rwx"`}},
+		{map[string]string{"data": "r"}, []string{`"data"`, "absolute", `"/usr/share", "/var/tmp/data"`}},
+		{map[string]string{"/home": "r"}, []string{`"/home"`, `"/usr/share", "/var/tmp/data"`}},
+	} {
+		_, err := narrow(narrowPolicy(), Narrowing{Grants: tc.grants})
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%v: got %v, want an *Error", tc.grants, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(e.Message, w) {
+				t.Errorf("%v: message %q lacks %s", tc.grants, e.Message, w)
+			}
+		}
+	}
 }
