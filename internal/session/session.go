@@ -142,7 +142,7 @@ func (s *Session) fileAPI() (*Files, error) {
 	if s.files != nil {
 		return s.files, nil
 	}
-	f, err := StartFiles(s.sb, s.places(), FileLimits{CommandTimeout: s.resolved.Config.Limits.Timeout})
+	f, err := StartFiles(s.sb, s.places(), FileLimits{CommandTimeout: s.resolved.Config.Limits.Timeout, SandboxFileSize: s.resolved.Config.Limits.FileSizeBytes})
 	if err != nil {
 		if e, ok := err.(*Error); ok {
 			return nil, e
