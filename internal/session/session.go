@@ -25,6 +25,9 @@ type Session struct {
 	memory   int64 // counted against Options.MaxTotalMemory
 	ownDir   bool  // the policy names its own working directory
 	cap      int   // Options.OutputCap
+	// outBudget is what the background processes' output may keep
+	// together (outbudget.go); s.mu guards it.
+	outBudget int64
 
 	mu       sync.Mutex
 	lastUsed time.Time
