@@ -102,6 +102,10 @@ func faultOf(err error) Reply {
 		return fail(CodeTooLarge, errno, "")
 	case unix.EISDIR:
 		return fail(CodeNotRegular, errno, TypeDir)
+	case unix.ENXIO, unix.ENODEV, unix.ENOTBLK:
+		// Opening a socket, a device without its driver: whatever it
+		// is, it is no regular file.
+		return fail(CodeNotRegular, errno, "")
 	}
 	return fail(CodeInternal, errno, "")
 }
@@ -174,6 +178,22 @@ func notRegular(dir int, name string, err error) Reply {
 	return faultOf(err)
 }
 
+// notRegularOpen is the fault for a read's failed open of name in dir:
+// when something is there and it is not a regular file (a socket: ENXIO;
+// a device without its driver: ENODEV or ENXIO; a final link: ELOOP; a
+// directory: EISDIR; one the sandbox may not open: EACCES), the read
+// fails as not_regular_file with its type, whatever the open's errno;
+// otherwise as the errno says.
+func notRegularOpen(dir int, name string, err error) Reply {
+	var st unix.Stat_t
+	if serr := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); serr == nil {
+		if k := typeOf(uint32(st.Mode)); k != TypeFile {
+			return fail(CodeNotRegular, 0, k)
+		}
+	}
+	return faultOf(err)
+}
+
 // stat describes t without following a final link.
 func (s *server) stat(pl *place, t target, dir int) Reply {
 	in, err := infoAt(dir, t.Base, pl.path(t, dir))
@@ -191,10 +211,7 @@ func (s *server) read(pl *place, t target, dir int, max int64) Reply {
 	}
 	fd, err := unix.Openat(dir, t.Base, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		if errors.Is(err, unix.ELOOP) {
-			return notRegular(dir, t.Base, err)
-		}
-		return faultOf(err)
+		return notRegularOpen(dir, t.Base, err)
 	}
 	f := os.NewFile(uintptr(fd), "file")
 	defer f.Close()

@@ -85,6 +85,18 @@ type Options struct {
 	// stream, the newest bytes) and what a run returns unstreamed; 0
 	// means 1 MiB.
 	OutputCap int
+	// SessionOutputCap bounds the output all background processes of a
+	// session keep together, both streams: each process keeps the newest
+	// bytes of each stream up to an equal share of it (and at most
+	// OutputCap), and a new process shrinks the others' shares, dropping
+	// their oldest bytes (counted as dropped). 0 means 16 MiB.
+	SessionOutputCap int64
+	// MaxTotalOutput bounds the output the background processes of all
+	// sessions keep together: each session's budget is SessionOutputCap,
+	// or an equal part of this among the live sessions where that is
+	// less, so a new session shrinks the others' and the oldest bytes are
+	// dropped, never refused. 0 means 256 MiB.
+	MaxTotalOutput int64
 	// Log receives one line per session event; nil discards.
 	Log io.Writer
 	// DenyTCPPorts are the host's TCP ports that no session's command may

@@ -50,6 +50,7 @@ func (s *Session) shut() error {
 		go func() { defer wg.Done(); p.stop() }()
 	}
 	wg.Wait()
+	s.releaseOutput()
 	var err error
 	if files != nil {
 		err = files.Close()

@@ -36,6 +36,11 @@ type FileLimits struct {
 	MaxReadBytes int64
 	// MaxEntries bounds a listing; 0 means 10,000.
 	MaxEntries int
+	// SandboxFileSize is the sandbox's own file-size limit (its
+	// Limits.FileSizeBytes, after a session's narrowing): a write larger
+	// cannot succeed, so it bounds a write too, and a refusal names it and
+	// its settings. 0 means moat's default (4 GiB); negative means none.
+	SandboxFileSize int64
 	// CommandTimeout is the sandbox's Limits.Timeout, which ends every
 	// command of it, the file server too: the server is then replaced,
 	// idle, at half of it (and each call's deadline is at most a quarter),
@@ -65,6 +70,7 @@ type Files struct {
 	timeout time.Duration // a call's deadline
 	recycle time.Duration // a server's age at which it is replaced; 0 means never
 	idle    time.Duration // how long a server waits for a call before it is retired
+	sizeCap bool          // cfg.MaxFileBytes is the sandbox's file-size limit
 	srv     *fileServer   // nil when none runs
 	args    []string      // the server's arguments; nil means its config (tests replace it)
 	nextID  uint64
@@ -95,9 +101,10 @@ func StartFiles(sb *moat.Sandbox, places []Place, lim FileLimits) (*Files, error
 	if err := checkServerBinary(exe, served); err != nil {
 		return nil, internalError("file API", err)
 	}
-	f := &Files{sb: sb, exe: exe, timeout: fileCallTimeout, idle: fileServerIdle, recycle: lim.CommandTimeout / 2, cfg: fileserve.Config{
+	maxFile, sizeCap := writeBound(lim)
+	f := &Files{sb: sb, exe: exe, timeout: fileCallTimeout, idle: fileServerIdle, recycle: lim.CommandTimeout / 2, sizeCap: sizeCap, cfg: fileserve.Config{
 		WorkDir: sb.WorkDir(), Places: served,
-		MaxFileBytes: orDefault(lim.MaxFileBytes, DefaultMaxFileBytes),
+		MaxFileBytes: maxFile,
 		MaxReadBytes: orDefault(lim.MaxReadBytes, DefaultMaxReadBytes),
 		MaxEntries:   int(orDefault(int64(lim.MaxEntries), DefaultMaxEntries)),
 	}}
@@ -110,6 +117,34 @@ func StartFiles(sb *moat.Sandbox, places []Place, lim FileLimits) (*Files, error
 		return nil, err
 	}
 	return f, nil
+}
+
+// writeBound is the most a write may carry: MaxFileBytes, or the
+// sandbox's file-size limit where that is smaller (then true).
+func writeBound(lim FileLimits) (int64, bool) {
+	b := orDefault(lim.MaxFileBytes, DefaultMaxFileBytes)
+	fs := lim.SandboxFileSize
+	if fs == 0 {
+		fs = moat.DefaultFileSizeBytes
+	}
+	if fs > 0 && fs <= b {
+		return fs, true
+	}
+	return b, false
+}
+
+// tooLarge is the refusal of a write of n bytes (-1: unknown, the sandbox
+// refused it) at path: it names the bound, and the settings when the
+// bound is the sandbox's file-size limit.
+func (f *Files) tooLarge(path string, n int64) *Error {
+	size := ""
+	if n >= 0 {
+		size = fmt.Sprintf(" %d bytes is", n)
+	}
+	if f.sizeCap {
+		return settingErrorf(CodeTooLarge, "limits.max-file-size", "%q:%s larger than the session's file-size limit of %d bytes (limits.max-file-size, or narrow.limits.file_size_bytes)", path, size, f.cfg.MaxFileBytes)
+	}
+	return errorf(CodeTooLarge, "%q:%s larger than the %d bytes a write of the file API may carry", path, size, f.cfg.MaxFileBytes)
 }
 
 func orDefault(v, d int64) int64 {
@@ -150,7 +185,7 @@ func (f *Files) Read(path string, max int64) ([]byte, FileInfo, error) {
 // name is replaced, never written through.
 func (f *Files) Write(path string, data []byte, mode os.FileMode) (FileInfo, error) {
 	if int64(len(data)) > f.cfg.MaxFileBytes {
-		return FileInfo{}, errorf(CodeTooLarge, "%q: %d bytes is more than the %d a write may carry", path, len(data), f.cfg.MaxFileBytes)
+		return FileInfo{}, f.tooLarge(path, int64(len(data)))
 	}
 	perm := uint32(mode.Perm())
 	if perm == 0 {

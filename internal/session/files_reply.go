@@ -140,7 +140,7 @@ func faultError(req fileserve.Request, ft *fileserve.Fault, cfg fileserve.Config
 		}
 		return errorf(CodeNotRegular, "%q is a %s, not %s; links are never followed at the end of a path: stat it to see its target", p, kind, want)
 	case fileserve.CodeTooLarge:
-		return errorf(CodeTooLarge, "%q: larger than the file-size limit (at most %d bytes a write)%s", p, cfg.MaxFileBytes, cause)
+		return settingErrorf(CodeTooLarge, "limits.max-file-size", "%q: larger than the sandbox lets a file grow%s: at most %d bytes a write, and less where the session's file-size limit (limits.max-file-size, or narrow.limits.file_size_bytes) or what is left of its disk limit (limits.max-disk) is smaller", p, cause, cfg.MaxFileBytes)
 	case fileserve.CodeBadRequest:
 		return errorf(CodeBadRequest, "%q: not a path the file API takes (a NUL byte, too long, or an unknown call)", p)
 	}

@@ -47,6 +47,7 @@ type Manager struct {
 	quit     chan struct{}
 	reaped   chan struct{}
 	reaping  sync.WaitGroup // the reaper's Closes in progress
+	outMu    sync.Mutex     // one rebalanceOutput at a time
 }
 
 // served is one policy a Manager serves, with its warm pool.
@@ -82,7 +83,14 @@ func NewManager(opt Options) (*Manager, error) {
 	if opt.OutputCap == 0 {
 		opt.OutputCap = defaultOutputCap
 	}
-	if opt.MaxSessions < 0 || opt.MaxTotalMemory < 0 || opt.SessionMemory < 0 || opt.IdleTimeout < 0 || opt.MaxLifetime < 0 || opt.OutputCap < 0 {
+	if opt.SessionOutputCap == 0 {
+		opt.SessionOutputCap = defaultSessionOutputCap
+	}
+	if opt.MaxTotalOutput == 0 {
+		opt.MaxTotalOutput = defaultMaxTotalOutput
+	}
+	if opt.MaxSessions < 0 || opt.MaxTotalMemory < 0 || opt.SessionMemory < 0 || opt.IdleTimeout < 0 || opt.MaxLifetime < 0 || opt.OutputCap < 0 ||
+		opt.SessionOutputCap < 0 || opt.MaxTotalOutput < 0 {
 		return nil, errorf(CodeBadRequest, "session options: a bound is negative")
 	}
 	m := &Manager{opt: opt, sessions: map[string]*Session{}, busy: map[string]bool{}, quit: make(chan struct{}), reaped: make(chan struct{})}
@@ -261,7 +269,9 @@ func (m *Manager) Create(ctx context.Context, req CreateRequest) (*Session, erro
 		return nil, errorf(CodeClosed, "the server is shutting down")
 	}
 	m.sessions[s.id] = s
+	s.outBudget = m.outputBudget(len(m.sessions))
 	m.mu.Unlock()
+	m.rebalanceOutput()
 	m.logf("session %s: created from policy %q", s.id, p.Name)
 	return s, nil
 }
@@ -360,6 +370,7 @@ func (m *Manager) forget(s *Session) {
 	m.mu.Unlock()
 	if live {
 		m.release(s.policy, s.memory, s.ownDir, true)
+		m.rebalanceOutput()
 	}
 }
 

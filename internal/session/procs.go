@@ -16,8 +16,8 @@ const stopGrace = 2 * time.Second
 
 // maxProcs bounds the background processes a session keeps, running or
 // exited: a new one past it replaces the oldest exited one, and is refused
-// while all of them run. With two rings of OutputCap each, a session's
-// kept output is at most 2 * maxProcs * OutputCap.
+// while all of them run. Their output together keeps at most the
+// session's budget (outbudget.go), each stream an equal share of it.
 const maxProcs = 64
 
 // proc is one background process of a session.
@@ -37,7 +37,8 @@ type proc struct {
 }
 
 // Start starts req in the background; its output is kept in rings of
-// OutputCap bytes per stream.
+// its share of the session's output budget per stream (at most
+// OutputCap), and the other processes' shares shrink to make room.
 func (s *Session) Start(req StartRequest) (Proc, error) {
 	if err := s.touch(); err != nil {
 		return Proc{}, err
@@ -55,7 +56,7 @@ func (s *Session) Start(req StartRequest) (Proc, error) {
 	cmd.Env, cmd.Dir, cmd.WaitDelay = env, req.Cwd, waitDelay
 	p := &proc{
 		argv: slices.Clone(req.Argv), cmd: cmd, kill: kill,
-		stdout: newRing(s.cap), stderr: newRing(s.cap), done: make(chan struct{}),
+		stdout: newRing(0), stderr: newRing(0), done: make(chan struct{}),
 	}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 
@@ -70,7 +71,9 @@ func (s *Session) Start(req StartRequest) (Proc, error) {
 		kill()
 		return Proc{}, errorf(CodeBusy, "%d background processes run in this session, the most it keeps; stop one first", maxProcs)
 	}
+	s.shareOutputLocked(len(s.order)+1, p) // before it can write
 	if err := cmd.Start(); err != nil {
+		s.shareOutputLocked(len(s.order), nil)
 		s.mu.Unlock()
 		kill()
 		return Proc{}, startFailure(req.Argv[0], err)

@@ -42,17 +42,26 @@ func TestRing(t *testing.T) {
 	}
 }
 
-// FuzzRing checks the ring against a plain copy of everything written:
-// what it returns is always the right slice of the stream, at most cap
-// bytes, and offsets add up.
+// FuzzRing checks the ring against a plain copy of everything written,
+// its cap changed now and then (setCap, the session's share of output):
+// what it returns is always the right slice of the stream, at most the
+// current cap bytes, no more memory than the cap, and offsets add up.
 func FuzzRing(f *testing.F) {
-	f.Add(uint8(4), []byte("abcdefghij"), uint8(3), int64(2))
-	f.Fuzz(func(t *testing.T, capacity uint8, data []byte, step uint8, from int64) {
+	f.Add(uint8(4), []byte("abcdefghij"), uint8(3), int64(2), []byte{})
+	f.Add(uint8(8), []byte("abcdefghijklmnopqrstuvwxyz"), uint8(5), int64(0), []byte{3, 0, 9, 2})
+	f.Fuzz(func(t *testing.T, capacity uint8, data []byte, step uint8, from int64, caps []byte) {
 		c := int(capacity%64) + 1
 		r := newRing(c)
 		st := int(step%17) + 1
-		for i := 0; i < len(data); i += st {
+		for i, w := 0, 0; i < len(data); i, w = i+st, w+1 {
+			if w < len(caps) {
+				c = int(caps[w] % 65)
+				r.setCap(c)
+			}
 			r.Write(data[i:min(i+st, len(data))])
+			if k := r.Kept(); k > int64(c) {
+				t.Fatalf("holds %d bytes, cap %d", k, c)
+			}
 		}
 		if from < 0 {
 			from = -from
@@ -71,5 +80,29 @@ func FuzzRing(f *testing.F) {
 		if from < ch.Offset && ch.Dropped != ch.Offset-from {
 			t.Fatalf("dropped %d, from %d offset %d", ch.Dropped, from, ch.Offset)
 		}
+		if len(caps) == 0 && int64(len(ch.Data)) != min(int64(c), int64(len(data))-min(from, int64(len(data)))) && from <= ch.Offset {
+			t.Fatalf("kept %d bytes of %d written, cap %d", len(ch.Data), len(data), c)
+		}
 	})
+}
+
+// TestRingSetCap: a smaller cap keeps the newest bytes and gives the
+// memory back; a larger one lets it grow again, offsets exact.
+func TestRingSetCap(t *testing.T) {
+	r := newRing(8)
+	r.Write([]byte("abcdefghij")) // keeps cdefghij, wrapped
+	r.setCap(3)
+	if c := r.Read(0); string(c.Data) != "hij" || c.Offset != 7 || c.Dropped != 7 || r.Kept() != 3 {
+		t.Errorf("after shrinking: %+v, holds %d", c, r.Kept())
+	}
+	r.setCap(6)
+	r.Write([]byte("klmn"))
+	if c := r.Read(0); string(c.Data) != "ijklmn" || c.Offset != 8 || c.Next != 14 || r.Kept() > 6 {
+		t.Errorf("after growing: %+v, holds %d", c, r.Kept())
+	}
+	r.setCap(0)
+	r.Write([]byte("op"))
+	if c := r.Read(0); len(c.Data) != 0 || c.Offset != 16 || c.Dropped != 16 || r.Kept() != 0 {
+		t.Errorf("at cap 0: %+v, holds %d", c, r.Kept())
+	}
 }

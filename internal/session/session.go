@@ -25,6 +25,9 @@ type Session struct {
 	memory   int64 // counted against Options.MaxTotalMemory
 	ownDir   bool  // the policy names its own working directory
 	cap      int   // Options.OutputCap
+	// outBudget is what the background processes' output may keep
+	// together (outbudget.go); s.mu guards it.
+	outBudget int64
 
 	mu       sync.Mutex
 	lastUsed time.Time
@@ -142,7 +145,7 @@ func (s *Session) fileAPI() (*Files, error) {
 	if s.files != nil {
 		return s.files, nil
 	}
-	f, err := StartFiles(s.sb, s.places(), FileLimits{CommandTimeout: s.resolved.Config.Limits.Timeout})
+	f, err := StartFiles(s.sb, s.places(), FileLimits{CommandTimeout: s.resolved.Config.Limits.Timeout, SandboxFileSize: s.resolved.Config.Limits.FileSizeBytes})
 	if err != nil {
 		if e, ok := err.(*Error); ok {
 			return nil, e
