@@ -35,8 +35,9 @@ type Narrowing struct {
 	// keeps only those of the policy's allowed domains. Empty keeps it.
 	Network      string   `json:"network,omitempty"`
 	AllowDomains []string `json:"allow_domains,omitempty"`
-	// Grants maps a grant's path, as the policy resolves it, to the access
-	// kept: "none" drops it, or a subset of its letters ("r", "rx").
+	// Grants maps a grant's absolute path, as the policy resolves it, to
+	// the access kept: "none" drops it, or one of "r", "rw", "rx", "rwx"
+	// within the policy's (writing and executing include reading).
 	Grants map[string]string `json:"grants,omitempty"`
 	// Limits lower the policy's limits; each must be at most the policy's
 	// (any value when the policy's is unlimited). Zero keeps it.
