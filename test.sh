@@ -163,7 +163,10 @@ if [ "$(id -u)" = 0 ]; then
 	quiet_fs=$(mktemp -d /var/tmp/moat-quietfs.XXXXXX)
 	mount -t tmpfs -o size=512m,mode=0700,uid="$(id -u "$TEST_USER")",gid="$(id -g "$TEST_USER")" moat-quietfs "$quiet_fs"
 	cleanups+=('umount "$quiet_fs"; rmdir "$quiet_fs"')
-	(set +e; cd "$suite_dir" && s=$SECONDS && as_user MOAT_ESCAPE_ROOT_TEMP="$root_temp" MOAT_ESCAPE_QUIET_FS="$quiet_fs" ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
+	quiet_fs2=$(mktemp -d /var/tmp/moat-quietfs2.XXXXXX)
+	mount -t tmpfs -o size=256m,mode=0700,uid="$(id -u "$TEST_USER")",gid="$(id -g "$TEST_USER")" moat-quietfs2 "$quiet_fs2"
+	cleanups+=('umount "$quiet_fs2"; rmdir "$quiet_fs2"')
+	(set +e; cd "$suite_dir" && s=$SECONDS && as_user MOAT_ESCAPE_ROOT_TEMP="$root_temp" MOAT_ESCAPE_QUIET_FS="$quiet_fs" MOAT_ESCAPE_QUIET_FS2="$quiet_fs2" ./escape.test -test.v -test.count=1 -test.timeout 20m >escape.log 2>&1; echo "$? $((SECONDS - s))" >escape.status) &
 	suite_pids+=("$!")
 	(set +e; cd "$suite_dir" && s=$SECONDS &&
 		as_user XDG_STATE_HOME="$suite_dir/wl-state" XDG_CACHE_HOME="$suite_dir/wl-cache" MOAT_WORKLOADS_TOOL="$tool_dir/bin/moat-test-tool" \
