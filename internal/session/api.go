@@ -1,12 +1,10 @@
 package session
 
-// This file is the contract between the session core and its faces
-// (internal/serve, internal/mcpserver). Bodies live in the other files.
+// This file holds the types shared by the session core and its faces
+// (internal/serve, internal/mcpserver).
 
 import (
-	"context"
 	"io"
-	"os"
 	"time"
 
 	"github.com/moat-sandbox/moat/internal/report/jsonv1"
@@ -259,37 +257,6 @@ const (
 	CodeClosed        = "session_closed"    // 410
 	CodeStart         = "start_failed"      // 422: the command could not be started (not found, not executable)
 	CodeInternal      = "internal"          // 500
-)
-
-// Interface of a Manager and a Session, implemented in manager.go and
-// session.go:
-//
-//	func NewManager(opt Options) (*Manager, error)
-//	func (m *Manager) Policies() []PolicyInfo
-//	func (m *Manager) Create(ctx context.Context, req CreateRequest) (*Session, error)
-//	func (m *Manager) Get(id string) (*Session, error)
-//	func (m *Manager) List() []Info
-//	func (m *Manager) CloseSession(id string) (jsonv1.Document, error)
-//	func (m *Manager) Shutdown()   // closes every session
-//
-//	func (s *Session) Info() Info
-//	func (s *Session) Run(ctx context.Context, req RunRequest, out Output) (RunResult, error)
-//	func (s *Session) Start(req StartRequest) (Proc, error)
-//	func (s *Session) Procs() []Proc
-//	func (s *Session) Output(id string, stdoutFrom, stderrFrom int64) (ProcOutput, error)
-//	func (s *Session) Signal(id string, sig string) error   // "TERM", "INT", "KILL", "HUP", "USR1", "USR2"
-//	func (s *Session) Stop(id string) (Proc, error)         // TERM, 2 s, then KILL of the tree
-//	func (s *Session) ReadFile(path string, max int64) ([]byte, FileInfo, error)
-//	func (s *Session) WriteFile(path string, data []byte, mode os.FileMode) (FileInfo, error)
-//	func (s *Session) List(path string) ([]FileInfo, error)  // at most 10,000 entries
-//	func (s *Session) Stat(path string) (FileInfo, error)    // never follows a final link
-//	func (s *Session) Report() jsonv1.Document
-//	func (s *Session) Refusals() []jsonv1.Refusal
-//	func (s *Session) Sandbox() *moat.Sandbox   // for the Python interpreter of moat mcp
-//	func (s *Session) Close() (jsonv1.Document, error)
-var (
-	_ = context.Background
-	_ = os.FileMode(0)
 )
 
 // PolicyInfo lists a served policy.
